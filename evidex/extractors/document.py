@@ -1,0 +1,81 @@
+"""``ParsedDocument``: the line table every later stage reads, and the ``Parser`` protocol.
+
+The line table (``lines``) is a pandas DataFrame with one row per text line:
+
+========================  =====================================================================
+``line``                  global line number, 1-based, over the whole document
+``page``                  1-based page
+``line_in_page``          1-based line number within the page
+``text``                  the line's text as extracted (not normalised)
+``x0 y0 x1 y1``           the line's box in PDF points, origin top-left
+``font_size``             the largest font size on the line, in points
+``visible``               False when a reader cannot see the text (white on white, tiny, off page)
+``hidden_reason``         why it is not visible ("" when visible)
+``words``                 list of ``(start, end, x0, y0, x1, y1)``: each word's character range in
+                          ``text`` and its box, so a quote inside a line gets a tight box
+========================  =====================================================================
+
+``pages`` has one row per page: ``page``, ``width``, ``height``, ``rotation``, ``parser`` and
+``has_text_layer``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import pandas as pd
+
+__all__ = [
+    "LINE_COLUMNS",
+    "PAGE_COLUMNS",
+    "ParsedDocument",
+    "Parser",
+    "Word",
+    "make_lines",
+    "make_pages",
+]
+
+Word = tuple[int, int, float, float, float, float]
+
+LINE_COLUMNS = ("line", "page", "line_in_page", "text", "x0", "y0", "x1", "y1", "font_size",
+                "visible", "hidden_reason", "words")
+PAGE_COLUMNS = ("page", "width", "height", "rotation", "parser", "has_text_layer")
+
+
+def make_lines(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """A line table from row dicts; ``line`` and ``line_in_page`` are numbered here."""
+    df = pd.DataFrame(list(rows), columns=[c for c in LINE_COLUMNS if c not in ("line",
+                                                                                 "line_in_page")])
+    df.insert(0, "line", range(1, len(df) + 1))
+    df.insert(2, "line_in_page", df.groupby("page").cumcount() + 1 if len(df) else [])
+    return df.astype({"line": int, "page": int, "line_in_page": int, "visible": bool})
+
+
+def make_pages(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame(list(rows), columns=list(PAGE_COLUMNS))
+
+
+@dataclass(frozen=True)
+class ParsedDocument:
+    """A document reduced to its line table, with what the result needs to name it."""
+
+    lines: pd.DataFrame
+    pages: pd.DataFrame
+    sha256: str
+    filename: str
+    parser: str
+    media_type: str = "application/pdf"
+
+    @property
+    def page_count(self) -> int:
+        return len(self.pages)
+
+
+class Parser(Protocol):
+    """Turns document bytes into a line table. Raises a ``DocumentError`` for unusable input."""
+
+    name: str
+
+    def parse(self, data: bytes, filename: str) -> ParsedDocument: ...

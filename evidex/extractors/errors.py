@@ -1,0 +1,113 @@
+"""Errors of the extraction pipeline, on top of :mod:`evidex.schemas.errors`.
+
+::
+
+    InputError
+    └── DocumentError               the file cannot be read as a document
+        ├── UnsupportedDocument     unsupported_media_type  (not a PDF / supported format)
+        ├── EmptyDocument           document_empty          (0 bytes)
+        ├── CorruptDocument         pdf_corrupt
+        ├── EncryptedDocument       pdf_encrypted
+        ├── NoPages                 pdf_no_pages
+        └── NoTextLayer             no_text_layer           (a scan: needs OCR)
+    RunError
+    └── LLMError                    the model call failed; ``transient`` says whether to retry
+        ├── LLMUnavailable          llm_unavailable  (network, timeout, 429/5xx after retries)
+        ├── LLMAuthError            llm_auth_failed  (bad or missing key)
+        ├── LLMBadRequest           llm_bad_request  (the provider rejected the request)
+        ├── LLMRefused              llm_refused      (the model declined; ``refusal`` has its words)
+        ├── LLMTruncated            llm_truncated    (output cut at the token limit)
+        └── LLMInvalidOutput        llm_invalid_output (not JSON, or not the schema, after repair)
+
+SDK exceptions are translated into these once, in the backend module that calls the SDK.
+"""
+
+from __future__ import annotations
+
+from evidex.schemas.errors import InputError, RunError
+
+__all__ = [
+    "CorruptDocument",
+    "DocumentError",
+    "EmptyDocument",
+    "EncryptedDocument",
+    "LLMAuthError",
+    "LLMBadRequest",
+    "LLMError",
+    "LLMInvalidOutput",
+    "LLMRefused",
+    "LLMTruncated",
+    "LLMUnavailable",
+    "NoPages",
+    "NoTextLayer",
+    "UnsupportedDocument",
+]
+
+
+class DocumentError(InputError):
+    code = "document_invalid"
+
+
+class UnsupportedDocument(DocumentError):
+    code = "unsupported_media_type"
+
+
+class EmptyDocument(DocumentError):
+    code = "document_empty"
+
+
+class CorruptDocument(DocumentError):
+    code = "pdf_corrupt"
+
+
+class EncryptedDocument(DocumentError):
+    code = "pdf_encrypted"
+
+
+class NoPages(DocumentError):
+    code = "pdf_no_pages"
+
+
+class NoTextLayer(DocumentError):
+    code = "no_text_layer"
+
+
+class LLMError(RunError):
+    code = "llm_failed"
+
+    def __init__(self, message: str, *, response_id: str = "", transient: bool = False) -> None:
+        super().__init__(message)
+        self.response_id = response_id
+        self.transient = transient
+
+
+class LLMUnavailable(LLMError):
+    code = "llm_unavailable"
+
+    def __init__(self, message: str, *, response_id: str = "", transient: bool = True) -> None:
+        super().__init__(message, response_id=response_id, transient=transient)
+
+
+class LLMAuthError(LLMError):
+    code = "llm_auth_failed"
+    exit_code = 2
+
+
+class LLMBadRequest(LLMError):
+    code = "llm_bad_request"
+
+
+class LLMRefused(LLMError):
+    code = "llm_refused"
+
+    def __init__(self, message: str, *, refusal: str = "", response_id: str = "") -> None:
+        super().__init__(message, response_id=response_id)
+        self.refusal = refusal
+
+
+class LLMTruncated(LLMError):
+    code = "llm_truncated"
+
+
+class LLMInvalidOutput(LLMError):
+    code = "llm_invalid_output"

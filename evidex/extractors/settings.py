@@ -1,0 +1,46 @@
+"""Settings, read from the environment by pydantic-settings at the composition roots only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["Settings"]
+
+
+class Settings(BaseSettings):
+    """Everything configurable; names are part of the public contract (see README)."""
+
+    model_config = SettingsConfigDict(env_prefix="EVIDEX_", extra="ignore", populate_by_name=True)
+
+    openai_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("OPENAI_API_KEY", "openai_api_key")
+    )
+    openai_base_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("OPENAI_BASE_URL", "openai_base_url")
+    )
+    llm: Literal["openai", "rules"] | None = Field(
+        default=None, description="Backend; default openai when OPENAI_API_KEY is set, else rules."
+    )
+    model: str = "gpt-4.1-mini"
+    openai_api: Literal["responses", "chat", "prompt"] = Field(
+        default="responses",
+        description="responses: Responses API + strict schema; chat: Chat Completions json_schema "
+        "(OpenAI-compatible servers); prompt: schema in the prompt, validated, one repair retry.",
+    )
+    llm_timeout_s: float = 120.0
+    llm_max_retries: int = Field(default=4, ge=0, le=10)
+    llm_backoff_s: float = Field(default=1.0, ge=0.0)
+    max_output_tokens: int = 16_384
+    parser: Literal["pymupdf"] = "pymupdf"
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    data_dir: Path = Path("./evidex-data")
+
+    @property
+    def backend(self) -> Literal["openai", "rules"]:
+        if self.llm:
+            return self.llm
+        return "openai" if self.openai_api_key else "rules"

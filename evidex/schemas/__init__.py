@@ -1,0 +1,58 @@
+"""The contract: ``FieldExtraction[T]``, value types, built-in schemas, rules and the result.
+
+Imports nothing else of evidex.
+"""
+
+from .errors import ConfigError, EvidexError, InputError, RunError, SchemaInvalid
+from .field import FieldExtraction, Kind, field
+from .jsonschema import schema_from_json
+from .notes import Conflict, DocumentNotes
+from .registry import BUILTIN, SchemaDef, builtin_names, get_schema, schema_from_model
+from .result import Box, DocumentInfo, FieldResult, Result, Status, Summary, Trace
+from .rules import EqualRule, OrderRule, RequiredIfRule, Rule, SumRule
+from .spec import Leaf, LeafSpec, iter_leaves, leaf_specs
+from .values import Address, Amount, DateValue, Duration
+from .wire import LEGACY_LIMITS, LIMITS, preflight, strict_schema
+
+__all__ = [
+    "BUILTIN",
+    "LEGACY_LIMITS",
+    "LIMITS",
+    "Address",
+    "Amount",
+    "Box",
+    "ConfigError",
+    "Conflict",
+    "DateValue",
+    "DocumentInfo",
+    "DocumentNotes",
+    "Duration",
+    "EqualRule",
+    "EvidexError",
+    "FieldExtraction",
+    "FieldResult",
+    "InputError",
+    "Kind",
+    "Leaf",
+    "LeafSpec",
+    "OrderRule",
+    "RequiredIfRule",
+    "Result",
+    "Rule",
+    "RunError",
+    "SchemaDef",
+    "SchemaInvalid",
+    "Status",
+    "SumRule",
+    "Summary",
+    "Trace",
+    "builtin_names",
+    "field",
+    "get_schema",
+    "iter_leaves",
+    "leaf_specs",
+    "preflight",
+    "schema_from_json",
+    "schema_from_model",
+    "strict_schema",
+]

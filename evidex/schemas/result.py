@@ -1,0 +1,93 @@
+"""The result document: the same JSON from the CLI, the library and the REST API."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .notes import DocumentNotes
+
+__all__ = ["Box", "DocumentInfo", "FieldResult", "Result", "Status", "Summary", "Trace"]
+
+
+class Status(StrEnum):
+    VERIFIED = "verified"
+    NEEDS_REVIEW = "needs_review"
+    UNSUPPORTED = "unsupported"
+    NOT_FOUND = "not_found"
+
+
+class Box(BaseModel):
+    """A rectangle to highlight, in PDF points, origin top-left, page 1-based."""
+
+    model_config = ConfigDict(frozen=True)
+
+    page: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+class FieldResult(BaseModel):
+    """One field: the value, how far it was checked, and its evidence."""
+
+    value: Any
+    status: Status
+    reasons: list[str] = Field(default_factory=list)
+    quote: str = ""
+    page: int | None = None
+    line_start: int | None = None
+    line_end: int | None = None
+    span_corrected: bool = False
+    match: str = Field(
+        default="none", description="How the quote was located: exact, normalized, fuzzy or none."
+    )
+    boxes: list[Box] = Field(default_factory=list)
+    caveat: str = ""
+
+
+class DocumentInfo(BaseModel):
+    sha256: str
+    filename: str
+    pages: int
+    parser: str
+
+
+class Summary(BaseModel):
+    verified: int = 0
+    needs_review: int = 0
+    unsupported: int = 0
+    not_found: int = 0
+
+
+class Trace(BaseModel):
+    """The audit record of how the result was produced."""
+
+    llm: str
+    model: str = ""
+    response_id: str = ""
+    system_fingerprint: str = ""
+    usage: dict[str, int] = Field(default_factory=dict)
+    mode: str = ""
+    attempts: int = 1
+    fragments: list[str] = Field(default_factory=list)
+    prompt_version: str = ""
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+
+
+class Result(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    schema_name: str = Field(alias="schema")
+    document: DocumentInfo
+    fields: dict[str, FieldResult]
+    data: dict[str, Any]
+    summary: Summary
+    notes: DocumentNotes
+    trace: Trace
+
+    def to_json(self) -> str:
+        return self.model_dump_json(by_alias=True, indent=2)

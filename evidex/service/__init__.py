@@ -1,0 +1,1 @@
+"""The edges: the command-line interface (and, later, the REST app)."""
