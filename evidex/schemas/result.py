@@ -45,6 +45,9 @@ class FieldResult(BaseModel):
     match: str = Field(
         default="none", description="How the quote was located: exact, normalized, fuzzy or none."
     )
+    computed: bool = Field(
+        default=False, description="Part of the value was derived (e.g. a currency from '$')."
+    )
     boxes: list[Box] = Field(default_factory=list)
     caveat: str = ""
 

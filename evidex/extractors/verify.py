@@ -1,0 +1,154 @@
+"""Verification: every quote, every value, every span, against the line table.
+
+Pure: takes the schema, the model's filled instance and the line table; returns field results.
+The model's word is never taken: the quote must be in the document (:mod:`.align`), the value
+must be what the quote says (:mod:`.compare`), the schema's rules must hold
+(:mod:`.crossfield`), and evidence a reader cannot see never verifies.
+
+Status, in order of precedence (DESIGN.md): ``not_found`` when the model says the document does
+not hold the field; ``unsupported`` when a found value has no quote or its quote occurs nowhere;
+``needs_review`` when the quote is found but something is off (fuzzy match, ambiguous place,
+invisible text, value disagrees, a rule fails); ``verified`` otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+from pydantic import BaseModel
+
+from evidex.extractors.align import DocText, Match
+from evidex.extractors.compare import check_value
+from evidex.extractors.crossfield import check_rules
+from evidex.schemas import Box, FieldResult, SchemaDef, Status, iter_leaves
+from evidex.schemas.field import FieldExtraction
+
+__all__ = ["Verification", "boxes_for", "verify"]
+
+
+@dataclass(frozen=True)
+class Verification:
+    fields: dict[str, FieldResult]
+    data: dict[str, Any]
+
+
+def boxes_for(lines: pd.DataFrame, match: Match) -> list[Box]:
+    """One box per line of the match: the union of the words it touches (else the line box)."""
+    out: list[Box] = []
+    for row, a, b in match.ranges:
+        line = lines.iloc[row]
+        words = [w for w in (line["words"] or []) if w[0] < b and w[1] > a]
+        if words:
+            x0, y0 = min(w[2] for w in words), min(w[3] for w in words)
+            x1, y1 = max(w[4] for w in words), max(w[5] for w in words)
+        else:
+            x0, y0, x1, y1 = (float(line[k]) for k in ("x0", "y0", "x1", "y1"))
+        out.append(Box(page=int(line["page"]), x0=round(float(x0), 2), y0=round(float(y0), 2),
+                       x1=round(float(x1), 2), y1=round(float(y1), 2)))
+    return out
+
+
+def _json(value: Any) -> Any:
+    return value.model_dump(mode="json") if isinstance(value, BaseModel) else value
+
+
+def verify_field(kind: str, fe: FieldExtraction[Any], doc: DocText,
+                 lines: pd.DataFrame) -> FieldResult:
+    value = _json(fe.value)
+    base = {"value": value, "quote": fe.quote, "page": fe.page, "line_start": fe.line_start,
+            "line_end": fe.line_end, "caveat": fe.caveat}
+    if not fe.found:
+        if value is None:
+            return FieldResult(status=Status.NOT_FOUND, **base)
+        return FieldResult(status=Status.NEEDS_REVIEW, reasons=[
+            "the model marked this field not found but still gave a value"], **base)
+    if not fe.quote.strip():
+        return FieldResult(status=Status.UNSUPPORTED,
+                           reasons=["a value was given without a quote from the document"], **base)
+    match = doc.locate(fe.quote, fe.line_start, fe.line_end)
+    if match is None:
+        return FieldResult(status=Status.UNSUPPORTED,
+                           reasons=["the quote does not occur anywhere in the document"], **base)
+    rows = [r for r, _, _ in match.ranges]
+    first, last = lines.iloc[rows[0]], lines.iloc[rows[-1]]
+    line_start, line_end = int(first["line"]), int(last["line"])
+    corrected = (line_start, line_end) != (fe.line_start, fe.line_end) and not match.in_cited
+    reasons: list[str] = []
+    if corrected:
+        cited = f"{fe.line_start}-{fe.line_end}" if fe.line_start is not None else "no lines"
+        reasons.append(f"span corrected: the model cited {cited}; the quote is on "
+                       f"{line_start}-{line_end}")
+    review: list[str] = []
+    if match.level == "fuzzy":
+        review.append(f"the quote matches the document only approximately ({match.score:.0f}%)")
+    if match.ambiguous:
+        review.append(f"the quote occurs {match.occurrences} times and the cited lines do not "
+                      "settle which one is meant")
+    hidden = lines.iloc[rows]
+    hidden = hidden[~hidden["visible"]]
+    if len(hidden):
+        why = str(hidden.iloc[0]["hidden_reason"]) or "invisible text"
+        review.append(f"the evidence is in text a reader cannot see ({why}): possible prompt "
+                      "injection")
+    if value is None:
+        review.append("the field is marked found but has no value")
+        computed = False
+    else:
+        check = check_value(kind, value, doc.raw_text(match.ranges))
+        computed = check.computed
+        if not check.ok:
+            review.append(check.reason)
+        elif check.reason:
+            reasons.append(check.reason)
+    return FieldResult(
+        value=value,
+        status=Status.NEEDS_REVIEW if review else Status.VERIFIED,
+        reasons=review + reasons,
+        quote=fe.quote,
+        page=int(first["page"]),
+        line_start=line_start,
+        line_end=line_end,
+        span_corrected=corrected,
+        match=match.level,
+        computed=computed,
+        boxes=boxes_for(lines, match),
+        caveat=fe.caveat,
+    )
+
+
+def verify(schema: SchemaDef, output: BaseModel, lines: pd.DataFrame,
+           doc: DocText | None = None) -> Verification:
+    doc = doc or DocText(lines)
+    fields: dict[str, FieldResult] = {}
+    values: dict[str, tuple[str, Any]] = {}
+    for leaf in iter_leaves(output, schema.leaves):
+        result = verify_field(leaf.spec.kind, leaf.extraction, doc, lines)
+        fields[leaf.path] = result
+        values[leaf.path] = (leaf.spec.kind, result.value)
+    found = {p: r.status in (Status.VERIFIED, Status.NEEDS_REVIEW) for p, r in fields.items()}
+    for failure in check_rules(schema.rules, values, found):
+        for path in failure.paths:
+            result = fields[path]
+            if failure.reason not in result.reasons:
+                result.reasons.insert(0, failure.reason)
+            if result.status in (Status.VERIFIED, Status.NOT_FOUND):
+                result.status = Status.NEEDS_REVIEW
+    return Verification(fields, _data(output))
+
+
+def _data(output: BaseModel) -> dict[str, Any]:
+    """The plain values, in the schema's shape: each leaf replaced by its value."""
+
+    def strip(node: Any) -> Any:
+        if isinstance(node, dict):
+            if set(node) >= {"quote", "found", "value", "line_start"}:
+                return node["value"] if node["found"] else None
+            return {k: strip(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [strip(v) for v in node]
+        return node
+
+    dumped = output.model_dump(mode="json", exclude={"document_notes"})
+    return {k: strip(v) for k, v in dumped.items()}

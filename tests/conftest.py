@@ -1,0 +1,28 @@
+"""Suite-wide guards: no test reaches the network beyond this machine, or reads real keys."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+_LOCAL = ("127.", "::1", "localhost")
+_real_connect = socket.socket.connect
+
+
+def _guarded_connect(self: socket.socket, address: Any) -> Any:
+    host = address[0] if isinstance(address, tuple) else str(address)
+    if self.family in (socket.AF_INET, socket.AF_INET6) and not str(host).startswith(_LOCAL):
+        raise RuntimeError(f"tests must not reach the network (tried {host!r})")
+    return _real_connect(self, address)
+
+
+@pytest.fixture(autouse=True)
+def _no_network_no_keys(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "EVIDEX_LLM", "EVIDEX_MODEL",
+                 "EVIDEX_OPENAI_API"):
+        monkeypatch.delenv(name, raising=False)
+    yield

@@ -1,0 +1,190 @@
+"""Verification through the whole pipeline: text document in, scripted answer, exact statuses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from evidex.extractors.document import ParsedDocument
+from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
+from evidex.extractors.parsers.text import TextParser
+from evidex.extractors.pipeline import extract, extract_parsed
+from evidex.schemas import Result, Status, get_schema
+
+INVOICE = """\
+ACME Tools GmbH
+Hauptstr. 5, 10115 Berlin, Germany
+Invoice No: INV-2026-0042
+Invoice date: 15 March 2026
+Due date: 14.04.2026
+Widget A   2 x 100,00 EUR   200,00 EUR
+Widget B   1 x 50,00 EUR   50,00 EUR
+Subtotal: 250,00 EUR
+VAT 19%: 47,50 EUR
+Total: 297,50 EUR
+IBAN: DE89 3704 0044 0532 0130 00
+Thank you. Total: 297,50 EUR
+"""
+
+
+def eur(value: float) -> dict[str, Any]:
+    return {"value": value, "currency": "EUR"}
+
+
+def leaf(value: Any, quote: str, line: int | None, end: int | None = None) -> dict[str, Any]:
+    return {"value": value, "quote": quote, "page": 1, "line_start": line,
+            "line_end": end if end is not None else line}
+
+
+GOOD = {
+    "seller.name": leaf("ACME Tools GmbH", "ACME Tools GmbH", 1),
+    "invoice_number": leaf("INV-2026-0042", "Invoice No: INV-2026-0042", 3),
+    "issue_date": leaf({"iso": "2026-03-15", "original": "15 March 2026"}, "15 March 2026", 4),
+    "due_date": leaf({"iso": "2026-04-14", "original": "14.04.2026"}, "14.04.2026", 5),
+    "line_items[0].amount": leaf(eur(200), "200,00 EUR", 6),
+    "line_items[1].amount": leaf(eur(50), "50,00 EUR   50,00 EUR", 7),
+    "subtotal": leaf(eur(250), "Subtotal: 250,00 EUR", 8),
+    "tax_rate": leaf(19, "VAT 19%", 9),
+    "tax": leaf(eur(47.5), "VAT 19%: 47,50 EUR", 9),
+    "total": leaf(eur(297.5), "Total: 297,50 EUR", 10),
+    "payment.iban": leaf("DE89 3704 0044 0532 0130 00", "DE89 3704 0044 0532 0130 00", 11),
+}
+
+
+def run(fields: dict[str, dict[str, Any]], text: str = INVOICE) -> Result:
+    schema = get_schema("invoice")
+    llm = ScriptedLLM(build_answer(schema, fields))
+    return extract(text.encode(), schema, parser=TextParser(), llm=llm, filename="inv.txt")
+
+
+def with_(path: str, **changes: Any) -> dict[str, dict[str, Any]]:
+    return {**GOOD, path: {**GOOD[path], **changes}}
+
+
+def test_true_answer_verifies_every_found_field() -> None:
+    result = run(GOOD)
+    found = {p: f for p, f in result.fields.items() if f.status != Status.NOT_FOUND}
+    assert set(found) == set(GOOD)
+    assert {p: f.status for p, f in found.items()} == dict.fromkeys(GOOD, Status.VERIFIED)
+    assert result.summary.verified == len(GOOD)
+    assert result.data["total"] == eur(297.5)
+    assert result.data["line_items"][1]["amount"] == eur(50)
+    assert result.data["buyer"]["name"] is None
+
+
+CASES = [
+    # (name, fields, path, status, reason fragment, span_corrected)
+    ("swapped digits", with_("total", value=eur(279.5)), "total", Status.NEEDS_REVIEW,
+     "279.5 does not match", False),
+    ("fabricated quote", with_("total", quote="Total due: 279,50 EUR"), "total",
+     Status.UNSUPPORTED, "does not occur", False),
+    ("paraphrased quote", with_("invoice_number", quote="the invoice number is INV-2026-0042"),
+     "invoice_number", Status.UNSUPPORTED, "does not occur", False),
+    ("no quote", with_("invoice_number", quote=""), "invoice_number", Status.UNSUPPORTED,
+     "without a quote", False),
+    ("wrong line numbers", with_("invoice_number", line_start=7, line_end=7), "invoice_number",
+     Status.VERIFIED, "span corrected", True),
+    ("cited per-page number of page 1 is fine", with_("subtotal", line_start=8), "subtotal",
+     Status.VERIFIED, "", False),
+    ("wrong date order", with_("due_date", value={"iso": "2026-14-04", "original": "x"}),
+     "due_date", Status.NEEDS_REVIEW, "not a valid calendar date", False),
+    ("impossible date", with_("issue_date", value={"iso": "2026-02-30", "original": "x"}),
+     "issue_date", Status.NEEDS_REVIEW, "not a valid calendar date", False),
+    ("bad iban check digits", with_("payment.iban", value="DE89 3704 0044 0532 0130 01"),
+     "payment.iban", Status.NEEDS_REVIEW, "Invalid checksum", False),
+    ("approximate quote", with_("invoice_number", quote="Invoice No INV-2026-0042"),
+     "invoice_number", Status.NEEDS_REVIEW, "approximately", False),
+    ("not found with a value", with_("invoice_number", found=False), "invoice_number",
+     Status.NEEDS_REVIEW, "not found but still gave a value", False),
+    ("repeated quote cited nowhere near", with_("total", line_start=None, line_end=None),
+     "total", Status.NEEDS_REVIEW, "occurs 2 times", True),
+    ("repeated quote, cited line holds one", with_("total", line_start=12, line_end=12), "total",
+     Status.VERIFIED, "", False),
+]
+
+
+@pytest.mark.parametrize(("name", "fields", "path", "status", "reason", "corrected"), CASES,
+                         ids=[c[0] for c in CASES])
+def test_planted_problem_gets_its_status(name: str, fields: dict[str, dict[str, Any]], path: str,
+                                         status: Status, reason: str, corrected: bool) -> None:
+    field = run(fields).fields[path]
+    assert field.status == status, field.reasons
+    assert reason in " ".join(field.reasons)
+    assert field.span_corrected is corrected
+
+
+def test_sum_rule_failure_marks_every_involved_field() -> None:
+    result = run(with_("line_items[1].amount", value=eur(60), quote="50,00 EUR   50,00 EUR"))
+    # the value disagrees with its quote, and the items no longer add up to the subtotal
+    assert result.fields["subtotal"].status == Status.NEEDS_REVIEW
+    assert "add up to 260.00, not 250.00" in result.fields["subtotal"].reasons[0]
+    assert result.fields["line_items[0].amount"].status == Status.NEEDS_REVIEW
+    assert result.fields["total"].status == Status.VERIFIED
+
+
+def test_order_rule_catches_swapped_dates() -> None:
+    fields = {**GOOD,
+              "issue_date": leaf({"iso": "2026-04-14", "original": "14.04.2026"}, "14.04.2026", 5),
+              "due_date": leaf({"iso": "2026-03-15", "original": "15 March 2026"}, "15 March 2026",
+                               4)}
+    result = run(fields)
+    for path in ("issue_date", "due_date"):
+        assert result.fields[path].status == Status.NEEDS_REVIEW
+        assert "issue_date <= due_date fails" in result.fields[path].reasons[0]
+
+
+def test_boxes_cover_the_quoted_words_only() -> None:
+    field = run(GOOD).fields["invoice_number"]
+    (box,) = field.boxes
+    # TextParser: x = 72 + 6 pt per character; the quote is the whole line 3
+    assert (box.page, box.x0, box.x1) == (1, 72.0, 72.0 + 6 * len("Invoice No: INV-2026-0042"))
+    tax = run(GOOD).fields["tax_rate"]
+    assert tax.boxes[0].x1 == 72.0 + 6 * len("VAT 19%:")
+
+
+def test_multi_line_quote_gets_one_box_per_line() -> None:
+    fields = {"seller.address": leaf(
+        {"street": "Hauptstr. 5", "postal_code": "10115", "city": "Berlin", "region": None,
+         "country": "Germany"}, "ACME Tools GmbH Hauptstr. 5, 10115 Berlin, Germany", 1, 2)}
+    field = run(fields).fields["seller.address"]
+    assert field.status == Status.VERIFIED
+    assert [(b.page, b.y0) for b in field.boxes] == [(1, 72.0), (1, 86.0)]
+
+
+def test_quote_spanning_a_page_break() -> None:
+    text = "Governing law: the laws of the\f\nState of New York apply.\n"
+    schema = get_schema("contract")
+    answer = build_answer(schema, {"governing_law": {
+        "value": "New York", "quote": "the laws of the State of New York", "page": 1,
+        "line_start": 1, "line_end": 2}})
+    result = extract(text.encode(), schema, parser=TextParser(), llm=ScriptedLLM(answer))
+    field = result.fields["governing_law"]
+    assert field.status == Status.VERIFIED
+    assert [b.page for b in field.boxes] == [1, 2]
+
+
+def test_evidence_in_invisible_text_never_verifies() -> None:
+    parsed = TextParser().parse(INVOICE.encode(), "inv.txt")
+    lines = parsed.lines.copy()
+    lines.loc[lines["line"] == 10, ["visible", "hidden_reason"]] = [False, "white text"]
+    hidden = ParsedDocument(lines, parsed.pages, parsed.sha256, parsed.filename, parsed.parser)
+    schema = get_schema("invoice")
+    llm = ScriptedLLM(build_answer(schema, GOOD))
+    result = extract_parsed(hidden, schema, llm=llm)
+    field = result.fields["total"]
+    assert field.status == Status.NEEDS_REVIEW
+    assert "white text" in field.reasons[0] and "prompt injection" in field.reasons[0]
+    # and the hidden line was never shown to the model
+    assert "\t297,50 EUR" not in llm.requests[0].user.split("Total: 297,50 EUR")[0]
+    assert "10\t1\t10\tTotal" not in llm.requests[0].user
+    assert any("withheld" in c for c in result.notes.caveats)
+
+
+def test_trace_records_fragments_version_and_timings() -> None:
+    result = run(GOOD)
+    assert result.trace.llm == "scripted"
+    assert result.trace.fragments[0] == "BASE"
+    assert "TYPE:amount" in result.trace.fragments and "CONSTRAINT:sum" in result.trace.fragments
+    assert result.trace.prompt_version
+    assert set(result.trace.timings_ms) >= {"parse", "llm", "verify", "total"}
