@@ -36,12 +36,24 @@ class TextParser:
                     rows.append(_row(raw, page_no, y))
                 y += _LEADING
         page_rows = [
-            {"page": i, "width": _WIDTH, "height": _HEIGHT, "rotation": 0, "parser": self.name,
-             "has_text_layer": True}
+            {
+                "page": i,
+                "width": _WIDTH,
+                "height": _HEIGHT,
+                "rotation": 0,
+                "parser": self.name,
+                "has_text_layer": True,
+            }
             for i in range(1, len(pages) + 1)
         ]
-        return ParsedDocument(make_lines(rows), make_pages(page_rows),
-                              hashlib.sha256(data).hexdigest(), filename, self.name, "text/plain")
+        return ParsedDocument(
+            make_lines(rows),
+            make_pages(page_rows),
+            hashlib.sha256(data).hexdigest(),
+            filename,
+            self.name,
+            "text/plain",
+        )
 
 
 def _row(text: str, page: int, y: float) -> dict[str, object]:
@@ -49,6 +61,15 @@ def _row(text: str, page: int, y: float) -> dict[str, object]:
         (m.start(), m.end(), _MARGIN + m.start() * _CHAR, y, _MARGIN + m.end() * _CHAR, y + 12.0)
         for m in re.finditer(r"\S+", text)
     ]
-    return {"page": page, "text": text, "x0": words[0][2], "y0": y, "x1": words[-1][4],
-            "y1": y + 12.0, "font_size": 10.0, "visible": True, "hidden_reason": "",
-            "words": words}
+    return {
+        "page": page,
+        "text": text,
+        "x0": words[0][2],
+        "y0": y,
+        "x1": words[-1][4],
+        "y1": y + 12.0,
+        "font_size": 10.0,
+        "visible": True,
+        "hidden_reason": "",
+        "words": words,
+    }

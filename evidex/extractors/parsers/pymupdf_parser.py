@@ -1,0 +1,380 @@
+"""``PyMuPDFParser``: a PDF's text layer as a line table. The only parser that imports PyMuPDF.
+
+Extraction: per page one MuPDF text page, infinite clip and no ``TEXT_MEDIABOX_CLIP`` (off-page
+text is extracted and reported hidden), ligatures and whitespace preserved, no dehyphenation, no
+image blocks. Rows are built from ``rawdict`` characters, so ``text`` is exactly what MuPDF
+extracted (edge whitespace dropped) and ``text[start:end]`` is each word. A MuPDF line is one row,
+or several where its characters differ in visibility: white text inside a line is its own row.
+
+Coordinates: MuPDF reports the *unrotated* page; every box goes through ``page.rotation_matrix``
+into the *displayed* page (what a viewer shows), in points, origin top-left.
+
+Visibility, first reason that applies:
+``outside the page`` (character centre off the displayed page); ``near-zero font size`` (< 1 pt);
+``clipped/hidden``: alpha 0 (render mode 3/7, fill opacity 0) unless on an image (an OCR layer
+over a scan), covered by an opaque filled path drawn later (``get_texttrace``/``get_drawings``
+seqno), or dropped by MuPDF's clip-path test (``TEXT_CLIP``); ``white or background-coloured
+text``: colour within 0.1 per channel of the last filled path beneath it, else the white page
+(text on an image is not judged by colour). Not detected: text under an image or annotation,
+overlapping text, colour against a background image.
+
+Reading order (not ``sort=True``, which ignores columns): a recursive XY-cut over MuPDF's blocks
+that prefers columns. (1) Blocks that split at vertical gutters (x-ranges >= 6 pt apart) are read
+column by column, left to right, each recursively; if no block in the group has two lines it is a
+table or key/value form, read in rows. (2) Else cut into horizontal bands at vertical gaps,
+merging neighbouring bands that share a gutter (a two-column body whose paragraphs line up stays
+one band), and read the bands top to bottom, each recursively: a full-width title or footer is a
+band of its own. A narrow block below one column (not crossing the gutter) is read with it.
+(3) Else read in rows: top to bottom, left to right within a row. Lines in a block: in rows too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import pymupdf
+
+from evidex.extractors.document import (
+    PAGE_COLUMNS,
+    ParsedDocument,
+    Word,
+    make_lines,
+    make_pages,
+)
+from evidex.extractors.errors import (
+    CorruptDocument,
+    EmptyDocument,
+    EncryptedDocument,
+    NoPages,
+    NoTextLayer,
+    UnsupportedDocument,
+)
+
+__all__ = ["CLIPPED", "COLOUR", "OFF_PAGE", "TINY", "PyMuPDFParser"]
+
+Box = tuple[float, float, float, float]
+RGB = tuple[float, float, float]
+T = TypeVar("T")
+_mupdf: Any = pymupdf  # PyMuPDF's annotations are partial (untyped calls); go through Any
+
+_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_PRESERVE_LIGATURES
+_PDF_ERRORS = (RuntimeError, ValueError)  # pymupdf.FileDataError is a RuntimeError
+_GUTTER = 6.0
+_MIN_SIZE = 1.0
+_SAME_COLOUR = 0.1
+_WHITE: RGB = (1.0, 1.0, 1.0)
+OFF_PAGE, TINY = "outside the page", "near-zero font size"
+COLOUR, CLIPPED = "white or background-coloured text", "clipped/hidden"
+_SNIFF = {b"\x89PNG": "a PNG image", b"\xff\xd8": "a JPEG image", b"PK\x03\x04": "a ZIP/DOCX file"}
+
+
+class PyMuPDFParser:
+    """Reads a PDF's text layer with PyMuPDF; raises a ``DocumentError`` for unusable input."""
+
+    name = "pymupdf"
+
+    def parse(self, data: bytes, filename: str) -> ParsedDocument:
+        doc = _open(data, filename)
+        rows: list[dict[str, Any]] = []
+        pages: list[dict[str, Any]] = []
+        try:
+            for number in range(1, doc.page_count + 1):
+                try:
+                    page = _Page.read(doc.load_page(number - 1))
+                except _PDF_ERRORS as exc:
+                    raise CorruptDocument(
+                        f"{filename}: page {number} of the PDF cannot be read ({exc}); the file is "
+                        "damaged: re-export or re-download it and try again"
+                    ) from exc
+                found = page.rows(number)
+                rows.extend(found)
+                facts = (number, page.width, page.height, page.rotation, self.name, bool(found))
+                pages.append(dict(zip(PAGE_COLUMNS, facts, strict=True)))
+            repaired = bool(doc.is_repaired)
+        finally:
+            doc.close()
+        if not rows and repaired:
+            raise CorruptDocument(
+                f"{filename}: the PDF is damaged (truncated or corrupt) and no "
+                "text could be recovered; re-export or re-download it"
+            )
+        if not rows:
+            raise NoTextLayer(
+                f"{filename}: the PDF has no text layer on any page (it looks like a "
+                "scan), so it needs OCR: use --parser ocr or --parser azure, or send "
+                "a PDF with selectable text"
+            )
+        sha256 = hashlib.sha256(data).hexdigest()
+        return ParsedDocument(make_lines(rows), make_pages(pages), sha256, filename, self.name)
+
+
+def _open(data: bytes, filename: str) -> Any:  # a pymupdf.Document
+    if not data:
+        raise EmptyDocument(f"{filename}: the file is empty (0 bytes); upload the complete PDF")
+    if b"%PDF-" not in data[:1024]:
+        kind = next((k for magic, k in _SNIFF.items() if data.startswith(magic)), "not a PDF")
+        raise UnsupportedDocument(
+            f"{filename}: {kind}, no %PDF- header in its first 1024 bytes; "
+            "only PDF is supported: convert it to PDF and try again"
+        )
+    try:
+        doc = _mupdf.open(stream=data, filetype="pdf")
+    except _PDF_ERRORS as exc:
+        raise CorruptDocument(
+            f"{filename}: the PDF is damaged or truncated and cannot be opened "
+            f"({exc}); re-export or re-download it and try again"
+        ) from exc
+    if doc.needs_pass:
+        doc.close()
+        raise EncryptedDocument(
+            f"{filename}: the PDF is password-protected; remove the password "
+            "(print or save an unprotected copy) and try again"
+        )
+    if doc.page_count == 0:
+        doc.close()
+        raise NoPages(f"{filename}: the PDF has no pages; send a PDF with at least one page")
+    return doc
+
+
+@dataclass(frozen=True)
+class _Char:
+    c: str
+    box: Box
+    size: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class _Page:
+    """What one page offers, read from PyMuPDF in one go (boxes still unrotated)."""
+
+    blocks: list[dict[str, Any]]
+    shown: set[tuple[float, float]]  # origins of characters that survive clip paths
+    seqno: dict[tuple[float, float], int]  # character origin -> drawing sequence number
+    fills: list[tuple[Box, RGB, float, int]]  # filled paths: rect, colour, opacity, seqno
+    images: list[Box]
+    matrix: Any
+    rotation: int
+    width: float
+    height: float
+
+    @classmethod
+    def read(cls, page: Any) -> _Page:
+        everywhere = _mupdf.INFINITE_RECT()
+        raw = page.get_textpage(clip=everywhere, flags=_FLAGS).extractRAWDICT(cb=None)
+        clipped = page.get_textpage(clip=everywhere, flags=_FLAGS | pymupdf.TEXT_CLIP)
+        shown = {
+            _key(ch["origin"])
+            for b in clipped.extractRAWDICT(cb=None)["blocks"]
+            for ln in b["lines"]
+            for s in ln["spans"]
+            for ch in s["chars"]
+        }
+        traces = _optional(page.get_texttrace, [])
+        fills = [
+            (_box(d["rect"]), _rgb(d["fill"]), float(d.get("fill_opacity") or 1.0), d["seqno"])
+            for d in _optional(page.get_drawings, [])
+            if d.get("fill") is not None
+        ]
+        images = [_box(i["bbox"]) for i in _optional(page.get_image_info, [])]
+        return cls(
+            [b for b in raw["blocks"] if b.get("type", 0) == 0],
+            shown,
+            {_key(ch[2]): t["seqno"] for t in traces for ch in t["chars"]},
+            fills,
+            images,
+            page.rotation_matrix,
+            int(page.rotation),
+            float(page.rect.width),
+            float(page.rect.height),
+        )
+
+    def rows(self, page_no: int) -> list[dict[str, Any]]:
+        """This page's rows in reading order."""
+        blocks: list[list[list[dict[str, Any]]]] = []  # block -> line -> rows
+        for block in self.blocks:
+            lines = [r for r in (self._line_rows(ln, page_no) for ln in block["lines"]) if r]
+            order = _in_rows(list(range(len(lines))), [_union(r) for r in lines])
+            blocks += [[lines[i] for i in order]] if lines else []
+        order = _reading_order(
+            [_union([r for ln in b for r in ln]) for b in blocks], [len(b) > 1 for b in blocks]
+        )
+        return [row for i in order for line in blocks[i] for row in line]
+
+    def _line_rows(self, line: dict[str, Any], page_no: int) -> list[dict[str, Any]]:
+        runs: list[tuple[str, list[_Char]]] = []
+        for span in line["spans"]:
+            span_reason = self._span_reason(span)
+            for ch in span["chars"]:
+                if not ch["c"]:
+                    continue
+                box = self._show(ch["bbox"])
+                cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+                reason = (
+                    OFF_PAGE
+                    if not (0 <= cx <= self.width and 0 <= cy <= self.height)
+                    else span_reason or ("" if _key(ch["origin"]) in self.shown else CLIPPED)
+                )
+                char = _Char(ch["c"], box, float(span["size"]), reason)
+                if runs and (char.c.isspace() or reason == runs[-1][0]):
+                    runs[-1][1].append(char)
+                else:
+                    runs.append((reason, [char]))
+        return [r for r in (_row(chars, reason, page_no) for reason, chars in runs) if r]
+
+    def _span_reason(self, span: dict[str, Any]) -> str:
+        if float(span["size"]) < _MIN_SIZE:
+            return TINY
+        if not span["chars"]:
+            return ""
+        x0, y0, x1, y1 = span["bbox"]
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        seq = self.seqno.get(_key(span["chars"][0]["origin"]), math.inf)
+        on_image = any(_inside(cx, cy, b) for b in self.images)
+        if span.get("alpha", 255) == 0 and not on_image:
+            return CLIPPED
+        under = [f for f in self.fills if _inside(cx, cy, f[0])]
+        if any(s > seq and opacity >= 0.99 for _, _, opacity, s in under):
+            return CLIPPED
+        if on_image:
+            return ""
+        background = next(
+            (c for _, c, opacity, s in reversed(under) if s < seq and opacity >= 0.5), _WHITE
+        )
+        colour = int(span["color"])
+        text = ((colour >> 16 & 255) / 255, (colour >> 8 & 255) / 255, (colour & 255) / 255)
+        same = max(abs(a - b) for a, b in zip(text, background, strict=True)) < _SAME_COLOUR
+        return COLOUR if same else ""
+
+    def _show(self, bbox: Sequence[float]) -> Box:
+        if not self.rotation:
+            return _box(bbox)
+        return _box(_mupdf.Rect(bbox) * self.matrix)
+
+
+def _row(chars: list[_Char], reason: str, page_no: int) -> dict[str, Any] | None:
+    """One row from a run of characters: edge whitespace dropped, words from whitespace gaps."""
+    body = list(chars)
+    while body and body[0].c.isspace():
+        body.pop(0)
+    while body and body[-1].c.isspace():
+        body.pop()
+    if not body:
+        return None
+    words: list[Word] = []
+    word: list[_Char] = []
+    pos = start = 0
+    for char in [*body, _Char(" ", (0.0, 0.0, 0.0, 0.0), 0.0, "")]:
+        if char.c.isspace():
+            if word:
+                words.append((start, pos, *_union_boxes([c.box for c in word])))
+            word = []
+        elif not word:
+            start, word = pos, [char]
+        else:
+            word.append(char)
+        pos += len(char.c)
+    x0, y0, x1, y1 = _union_boxes([(w[2], w[3], w[4], w[5]) for w in words])
+    return {
+        "page": page_no,
+        "text": "".join(c.c for c in body),
+        "x0": x0,
+        "y0": y0,
+        "x1": x1,
+        "y1": y1,
+        "font_size": max(c.size for c in body if not c.c.isspace()),
+        "visible": not reason,
+        "hidden_reason": reason,
+        "words": words,
+    }
+
+
+def _reading_order(boxes: Sequence[Box], multi_line: Sequence[bool]) -> list[int]:
+    """Indices of ``boxes`` in reading order (the XY-cut of the module docstring)."""
+
+    def cut(ids: list[int]) -> list[int]:
+        if len(ids) <= 1:
+            return ids
+        columns = _split(ids, boxes, 0, _GUTTER)
+        if len(columns) > 1:
+            if not any(multi_line[i] for i in ids):
+                return _in_rows(ids, boxes)
+            return [i for column in columns for i in cut(column)]
+        bands: list[list[int]] = []
+        for band in _split(ids, boxes, 1, 0.0):
+            if bands and len(_split(bands[-1] + band, boxes, 0, _GUTTER)) > 1:
+                bands[-1] = bands[-1] + band
+            else:
+                bands.append(band)
+        if len(bands) == 1:
+            return _in_rows(ids, boxes)
+        return [i for band in bands for i in cut(band)]
+
+    return cut(list(range(len(boxes))))
+
+
+def _split(ids: list[int], boxes: Sequence[Box], axis: int, gap: float) -> list[list[int]]:
+    """Groups of ``ids`` whose extents on ``axis`` (0: x, 1: y) are at least ``gap`` apart."""
+    groups: list[list[int]] = []
+    end = -math.inf
+    for i in sorted(ids, key=lambda i: (boxes[i][axis], boxes[i][axis + 2], i)):
+        if groups and boxes[i][axis] < end + gap:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+        end = max(end, boxes[i][axis + 2]) if len(groups[-1]) > 1 else boxes[i][axis + 2]
+    return groups
+
+
+def _in_rows(ids: list[int], boxes: Sequence[Box]) -> list[int]:
+    """Top to bottom; boxes whose middle is above the bottom of a row's first box join that row."""
+    rows: list[list[int]] = []
+    for i in sorted(ids, key=lambda i: (boxes[i][1], boxes[i][0], i)):
+        if rows and (boxes[i][1] + boxes[i][3]) / 2 < boxes[rows[-1][0]][3]:
+            rows[-1].append(i)
+        else:
+            rows.append([i])
+    return [i for row in rows for i in sorted(row, key=lambda i: (boxes[i][0], i))]
+
+
+def _union(rows: Sequence[dict[str, Any]]) -> Box:
+    return _union_boxes([(r["x0"], r["y0"], r["x1"], r["y1"]) for r in rows])
+
+
+def _union_boxes(boxes: Sequence[Box]) -> Box:
+    return (
+        min(b[0] for b in boxes),
+        min(b[1] for b in boxes),
+        max(b[2] for b in boxes),
+        max(b[3] for b in boxes),
+    )
+
+
+def _inside(x: float, y: float, box: Box) -> bool:
+    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
+
+
+def _box(rect: Any) -> Box:
+    x0, y0, x1, y1 = rect
+    return (float(x0), float(y0), float(x1), float(y1))
+
+
+def _key(origin: Sequence[float]) -> tuple[float, float]:
+    return (round(float(origin[0]), 1), round(float(origin[1]), 1))
+
+
+def _rgb(colour: Sequence[float]) -> RGB:  # get_drawings reports fills as RGB
+    r, g, b = colour
+    return (float(r), float(g), float(b))
+
+
+def _optional(read: Callable[[], list[T]], default: list[T]) -> list[T]:
+    """Extra page facts (drawings, images, trace) are best effort: a failure leaves them out."""
+    try:
+        return read()
+    except _PDF_ERRORS:
+        return default

@@ -1,0 +1,121 @@
+"""A local HTTP server that speaks the OpenAI wire format, answering from a script.
+
+Each endpoint (``/v1/responses``, ``/v1/chat/completions``) has a queue of scripted replies
+``(status, headers, body)``; every request is recorded (path, lower-cased headers, JSON body) so
+tests can assert what the real SDK sent. An unscripted request gets a 418 (never retried), so a
+test fails loudly instead of hanging. Use it as a context manager; ``base_url`` is
+``http://127.0.0.1:PORT/v1``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+FIXTURES = Path(__file__).parent / "fixtures" / "openai"
+RESPONSES = "/v1/responses"
+CHAT = "/v1/chat/completions"
+
+
+def fixture(name: str) -> dict[str, Any]:
+    """A recorded/scripted wire body from ``tests/fixtures/openai/NAME.json``."""
+    data: dict[str, Any] = json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
+    return data
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0  # sleep before answering (to provoke client timeouts)
+
+
+@dataclass
+class Seen:
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+class FakeOpenAI:
+    def __init__(self) -> None:
+        self.script: dict[str, deque[Reply]] = {RESPONSES: deque(), CHAT: deque()}
+        self.requests: list[Seen] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def add(self, path: str, *replies: Reply) -> None:
+        with self._lock:
+            self.script[path].extend(replies)
+
+    def bodies(self, path: str | None = None) -> list[Any]:
+        return [s.body for s in self.requests if path is None or s.path == path]
+
+    def __enter__(self) -> FakeOpenAI:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def _next(self, path: str, seen: Seen) -> Reply:
+        with self._lock:
+            self.requests.append(seen)
+            queue = self.script.get(path)
+            if queue:
+                return queue.popleft()
+        error = {"message": f"fake server: nothing scripted for {path}", "type": "test"}
+        return Reply(418, {"error": error})
+
+
+def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            raw = self.rfile.read(length)
+            try:
+                body: Any = json.loads(raw)
+            except ValueError:
+                body = raw.decode("utf-8", "replace")
+            reply = fake._next(
+                self.path, Seen(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+            )
+            if reply.delay_s:
+                time.sleep(reply.delay_s)
+            data = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
+            try:
+                self.send_response(reply.status)
+                if "content-type" not in {k.lower() for k in reply.headers}:
+                    self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.send_header("connection", "close")
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+            except OSError:  # the client gave up (timeout test)
+                pass
+            self.close_connection = True
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    return Handler
