@@ -1,0 +1,1 @@
+"""Fictional sample documents (CV, invoice, contract) with their expected extractions."""
