@@ -1,0 +1,1 @@
+"""Benchmark scripts: each prints figures, side by side with what it is compared against."""
