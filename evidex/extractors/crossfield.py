@@ -54,18 +54,26 @@ def check_rules(
 ) -> list[RuleFailure]:
     """``values``: path -> (kind, JSON value) of every leaf; ``found``: path -> found."""
     by_template: dict[str, list[Found]] = {}
+    missing: set[str] = set()
     for path, (kind, value) in values.items():
+        template = _template(path)
         if found.get(path) and value is not None:
-            item = Found(path, _template(path), _comparable(kind, value))
-            by_template.setdefault(item.template, []).append(item)
+            by_template.setdefault(template, []).append(
+                Found(path, template, _comparable(kind, value))
+            )
+        else:
+            missing.add(template)
     failures: list[RuleFailure] = []
     for rule in rules:
+        if isinstance(rule, SumRule) and missing & {rule.total, *rule.parts}:
+            continue  # a sum over an incomplete set says nothing; the gap speaks for itself
         failures.extend(_check(rule, by_template, found))
     return failures
 
 
-def _check(rule: Rule, found_by: dict[str, list[Found]],
-           found: Mapping[str, bool]) -> Iterator[RuleFailure]:
+def _check(
+    rule: Rule, found_by: dict[str, list[Found]], found: Mapping[str, bool]
+) -> Iterator[RuleFailure]:
     if isinstance(rule, SumRule):
         totals = found_by.get(rule.total, [])
         parts = [f for t in rule.parts for f in found_by.get(t, [])]
@@ -76,9 +84,11 @@ def _check(rule: Rule, found_by: dict[str, list[Found]],
         total = float(totals[0].value)
         got = sum(float(f.value) for f in parts)
         if abs(got - total) > rule.tolerance:
-            yield RuleFailure(rule.describe(), tuple(f.path for f in [*parts, *totals]),
-                              f"rule {rule.describe()} fails: the parts add up to {got:.2f}, "
-                              f"not {total:.2f}")
+            yield RuleFailure(
+                rule.describe(),
+                tuple(f.path for f in [*parts, *totals]),
+                f"rule {rule.describe()} fails: the parts add up to {got:.2f}, not {total:.2f}",
+            )
     elif isinstance(rule, OrderRule):
         later = {_index(f.path): f for f in found_by.get(rule.later, [])}
         for early in found_by.get(rule.earlier, []):
@@ -86,20 +96,28 @@ def _check(rule: Rule, found_by: dict[str, list[Found]],
             if late is None or type(early.value) is not type(late.value):
                 continue
             if early.value > late.value:
-                yield RuleFailure(rule.describe(), (early.path, late.path),
-                                  f"rule {rule.describe()} fails: {early.value} is after "
-                                  f"{late.value}")
+                yield RuleFailure(
+                    rule.describe(),
+                    (early.path, late.path),
+                    f"rule {rule.describe()} fails: {early.value} is after {late.value}",
+                )
     elif isinstance(rule, EqualRule):
         items = [f for t in rule.fields for f in found_by.get(t, [])]
         if len({repr(f.value) for f in items}) > 1:
-            yield RuleFailure(rule.describe(), tuple(f.path for f in items),
-                              f"rule {rule.describe()} fails: the values differ")
+            yield RuleFailure(
+                rule.describe(),
+                tuple(f.path for f in items),
+                f"rule {rule.describe()} fails: the values differ",
+            )
     elif isinstance(rule, RequiredIfRule):
         for cond in found_by.get(rule.condition, []):
             if cond.value is False:
                 continue
             target = rule.field if "[]" not in rule.field else None
             if target is not None and not found.get(target):
-                yield RuleFailure(rule.describe(), (cond.path, target),
-                                  f"rule {rule.describe()} fails: {rule.condition} is set but "
-                                  f"{rule.field} was not found")
+                yield RuleFailure(
+                    rule.describe(),
+                    (cond.path, target),
+                    f"rule {rule.describe()} fails: {rule.condition} is set but "
+                    f"{rule.field} was not found",
+                )

@@ -33,8 +33,13 @@ def eur(value: float) -> dict[str, Any]:
 
 
 def leaf(value: Any, quote: str, line: int | None, end: int | None = None) -> dict[str, Any]:
-    return {"value": value, "quote": quote, "page": 1, "line_start": line,
-            "line_end": end if end is not None else line}
+    return {
+        "value": value,
+        "quote": quote,
+        "page": 1,
+        "line_start": line,
+        "line_end": end if end is not None else line,
+    }
 
 
 GOOD = {
@@ -75,39 +80,124 @@ def test_true_answer_verifies_every_found_field() -> None:
 
 CASES = [
     # (name, fields, path, status, reason fragment, span_corrected)
-    ("swapped digits", with_("total", value=eur(279.5)), "total", Status.NEEDS_REVIEW,
-     "279.5 does not match", False),
-    ("fabricated quote", with_("total", quote="Total due: 279,50 EUR"), "total",
-     Status.UNSUPPORTED, "does not occur", False),
-    ("paraphrased quote", with_("invoice_number", quote="the invoice number is INV-2026-0042"),
-     "invoice_number", Status.UNSUPPORTED, "does not occur", False),
-    ("no quote", with_("invoice_number", quote=""), "invoice_number", Status.UNSUPPORTED,
-     "without a quote", False),
-    ("wrong line numbers", with_("invoice_number", line_start=7, line_end=7), "invoice_number",
-     Status.VERIFIED, "span corrected", True),
-    ("cited per-page number of page 1 is fine", with_("subtotal", line_start=8), "subtotal",
-     Status.VERIFIED, "", False),
-    ("wrong date order", with_("due_date", value={"iso": "2026-14-04", "original": "x"}),
-     "due_date", Status.NEEDS_REVIEW, "not a valid calendar date", False),
-    ("impossible date", with_("issue_date", value={"iso": "2026-02-30", "original": "x"}),
-     "issue_date", Status.NEEDS_REVIEW, "not a valid calendar date", False),
-    ("bad iban check digits", with_("payment.iban", value="DE89 3704 0044 0532 0130 01"),
-     "payment.iban", Status.NEEDS_REVIEW, "Invalid checksum", False),
-    ("approximate quote", with_("invoice_number", quote="Invoice No INV-2026-0042"),
-     "invoice_number", Status.NEEDS_REVIEW, "approximately", False),
-    ("not found with a value", with_("invoice_number", found=False), "invoice_number",
-     Status.NEEDS_REVIEW, "not found but still gave a value", False),
-    ("repeated quote cited nowhere near", with_("total", line_start=None, line_end=None),
-     "total", Status.NEEDS_REVIEW, "occurs 2 times", True),
-    ("repeated quote, cited line holds one", with_("total", line_start=12, line_end=12), "total",
-     Status.VERIFIED, "", False),
+    (
+        "swapped digits",
+        with_("total", value=eur(279.5)),
+        "total",
+        Status.NEEDS_REVIEW,
+        "279.5 does not match",
+        False,
+    ),
+    (
+        "fabricated quote",
+        with_("total", quote="Total due: 279,50 EUR"),
+        "total",
+        Status.UNSUPPORTED,
+        "does not occur",
+        False,
+    ),
+    (
+        "paraphrased quote",
+        with_("invoice_number", quote="the invoice number is INV-2026-0042"),
+        "invoice_number",
+        Status.UNSUPPORTED,
+        "does not occur",
+        False,
+    ),
+    (
+        "no quote",
+        with_("invoice_number", quote=""),
+        "invoice_number",
+        Status.UNSUPPORTED,
+        "without a quote",
+        False,
+    ),
+    (
+        "wrong line numbers",
+        with_("invoice_number", line_start=7, line_end=7),
+        "invoice_number",
+        Status.VERIFIED,
+        "span corrected",
+        True,
+    ),
+    (
+        "cited per-page number of page 1 is fine",
+        with_("subtotal", line_start=8),
+        "subtotal",
+        Status.VERIFIED,
+        "",
+        False,
+    ),
+    (
+        "wrong date order",
+        with_("due_date", value={"iso": "2026-14-04", "original": "x"}),
+        "due_date",
+        Status.NEEDS_REVIEW,
+        "not a valid calendar date",
+        False,
+    ),
+    (
+        "impossible date",
+        with_("issue_date", value={"iso": "2026-02-30", "original": "x"}),
+        "issue_date",
+        Status.NEEDS_REVIEW,
+        "not a valid calendar date",
+        False,
+    ),
+    (
+        "bad iban check digits",
+        with_("payment.iban", value="DE89 3704 0044 0532 0130 01"),
+        "payment.iban",
+        Status.NEEDS_REVIEW,
+        "Invalid checksum",
+        False,
+    ),
+    (
+        "approximate quote",
+        with_("invoice_number", quote="Invoice No INV-2026-0042"),
+        "invoice_number",
+        Status.NEEDS_REVIEW,
+        "approximately",
+        False,
+    ),
+    (
+        "not found with a value",
+        with_("invoice_number", found=False),
+        "invoice_number",
+        Status.NEEDS_REVIEW,
+        "not found but still gave a value",
+        False,
+    ),
+    (
+        "repeated quote cited nowhere near",
+        with_("total", line_start=None, line_end=None),
+        "total",
+        Status.NEEDS_REVIEW,
+        "occurs 2 times",
+        True,
+    ),
+    (
+        "repeated quote, cited line holds one",
+        with_("total", line_start=12, line_end=12),
+        "total",
+        Status.VERIFIED,
+        "",
+        False,
+    ),
 ]
 
 
-@pytest.mark.parametrize(("name", "fields", "path", "status", "reason", "corrected"), CASES,
-                         ids=[c[0] for c in CASES])
-def test_planted_problem_gets_its_status(name: str, fields: dict[str, dict[str, Any]], path: str,
-                                         status: Status, reason: str, corrected: bool) -> None:
+@pytest.mark.parametrize(
+    ("name", "fields", "path", "status", "reason", "corrected"), CASES, ids=[c[0] for c in CASES]
+)
+def test_planted_problem_gets_its_status(
+    name: str,
+    fields: dict[str, dict[str, Any]],
+    path: str,
+    status: Status,
+    reason: str,
+    corrected: bool,
+) -> None:
     field = run(fields).fields[path]
     assert field.status == status, field.reasons
     assert reason in " ".join(field.reasons)
@@ -124,10 +214,11 @@ def test_sum_rule_failure_marks_every_involved_field() -> None:
 
 
 def test_order_rule_catches_swapped_dates() -> None:
-    fields = {**GOOD,
-              "issue_date": leaf({"iso": "2026-04-14", "original": "14.04.2026"}, "14.04.2026", 5),
-              "due_date": leaf({"iso": "2026-03-15", "original": "15 March 2026"}, "15 March 2026",
-                               4)}
+    fields = {
+        **GOOD,
+        "issue_date": leaf({"iso": "2026-04-14", "original": "14.04.2026"}, "14.04.2026", 5),
+        "due_date": leaf({"iso": "2026-03-15", "original": "15 March 2026"}, "15 March 2026", 4),
+    }
     result = run(fields)
     for path in ("issue_date", "due_date"):
         assert result.fields[path].status == Status.NEEDS_REVIEW
@@ -144,9 +235,20 @@ def test_boxes_cover_the_quoted_words_only() -> None:
 
 
 def test_multi_line_quote_gets_one_box_per_line() -> None:
-    fields = {"seller.address": leaf(
-        {"street": "Hauptstr. 5", "postal_code": "10115", "city": "Berlin", "region": None,
-         "country": "Germany"}, "ACME Tools GmbH Hauptstr. 5, 10115 Berlin, Germany", 1, 2)}
+    fields = {
+        "seller.address": leaf(
+            {
+                "street": "Hauptstr. 5",
+                "postal_code": "10115",
+                "city": "Berlin",
+                "region": None,
+                "country": "Germany",
+            },
+            "ACME Tools GmbH Hauptstr. 5, 10115 Berlin, Germany",
+            1,
+            2,
+        )
+    }
     field = run(fields).fields["seller.address"]
     assert field.status == Status.VERIFIED
     assert [(b.page, b.y0) for b in field.boxes] == [(1, 72.0), (1, 86.0)]
@@ -155,9 +257,18 @@ def test_multi_line_quote_gets_one_box_per_line() -> None:
 def test_quote_spanning_a_page_break() -> None:
     text = "Governing law: the laws of the\f\nState of New York apply.\n"
     schema = get_schema("contract")
-    answer = build_answer(schema, {"governing_law": {
-        "value": "New York", "quote": "the laws of the State of New York", "page": 1,
-        "line_start": 1, "line_end": 2}})
+    answer = build_answer(
+        schema,
+        {
+            "governing_law": {
+                "value": "New York",
+                "quote": "the laws of the State of New York",
+                "page": 1,
+                "line_start": 1,
+                "line_end": 2,
+            }
+        },
+    )
     result = extract(text.encode(), schema, parser=TextParser(), llm=ScriptedLLM(answer))
     field = result.fields["governing_law"]
     assert field.status == Status.VERIFIED
@@ -188,3 +299,11 @@ def test_trace_records_fragments_version_and_timings() -> None:
     assert "TYPE:amount" in result.trace.fragments and "CONSTRAINT:sum" in result.trace.fragments
     assert result.trace.prompt_version
     assert set(result.trace.timings_ms) >= {"parse", "llm", "verify", "total"}
+
+
+def test_sum_rule_is_silent_when_a_part_is_missing() -> None:
+    fields = {k: v for k, v in GOOD.items() if k != "tax"}
+    result = run(fields)
+    assert result.fields["total"].status == Status.VERIFIED
+    assert result.fields["subtotal"].status == Status.VERIFIED
+    assert result.fields["tax"].status == Status.NOT_FOUND
