@@ -16,9 +16,8 @@ import sys
 from collections import Counter
 from typing import Any
 
-from evidex.extractors.llm.rules import RulesBackend
-
 from bench.common import eval_dir
+from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
 from evidex.extractors.pipeline import extract
 from evidex.schemas import Result, Status, get_schema

@@ -10,12 +10,12 @@ import time
 from pathlib import Path
 
 import pymupdf
-from evidex.extractors.llm.rules import RulesBackend
 
 from bench.common import SAMPLES, best_of, eval_dir
 from evidex.extractors.align import DocText
 from evidex.extractors.errors import DocumentError
 from evidex.extractors.llm.base import LLMRequest
+from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
 from evidex.extractors.verify import verify
 from evidex.schemas import get_schema

@@ -22,7 +22,12 @@ def _guarded_connect(self: socket.socket, address: Any) -> Any:
 @pytest.fixture(autouse=True)
 def _no_network_no_keys(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "EVIDEX_LLM", "EVIDEX_MODEL",
-                 "EVIDEX_OPENAI_API"):
+    for name in (
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "EVIDEX_LLM",
+        "EVIDEX_MODEL",
+        "EVIDEX_OPENAI_API",
+    ):
         monkeypatch.delenv(name, raising=False)
     yield

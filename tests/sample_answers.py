@@ -27,7 +27,11 @@ def cite(lines: pd.DataFrame, quote: str) -> tuple[int, int, int]:
     want = re.compile(rf"(?<!\w){re.escape(' '.join(quote.split()))}(?!\w)")
     for i, text in enumerate(texts):
         if want.search(text):
-            return int(lines["page"].iloc[i]), int(lines["line"].iloc[i]), int(lines["line"].iloc[i])
+            return (
+                int(lines["page"].iloc[i]),
+                int(lines["line"].iloc[i]),
+                int(lines["line"].iloc[i]),
+            )
     for width in range(2, 9):
         for i in range(len(texts) - width + 1):
             if want.search(" ".join(texts[i : i + width])):
@@ -43,6 +47,11 @@ def perfect_fields(name: str, lines: pd.DataFrame) -> dict[str, dict[str, Any]]:
     out = {}
     for path, item in expected(name).items():
         page, start, end = cite(lines, item["quote"])
-        out[path] = {"value": item["value"], "quote": item["quote"], "page": page,
-                     "line_start": start, "line_end": end}
+        out[path] = {
+            "value": item["value"],
+            "quote": item["quote"],
+            "page": page,
+            "line_start": start,
+            "line_end": end,
+        }
     return out

@@ -60,7 +60,9 @@ class DocText:
             norm = normalize(raw)
             if chars:
                 hyphen_break = (
-                    len(chars) >= 2 and chars[-1] == "-" and chars[-2].isalpha()
+                    len(chars) >= 2
+                    and chars[-1] == "-"
+                    and chars[-2].isalpha()
                     and norm.text[:1].islower()
                 )
                 if hyphen_break:
@@ -118,7 +120,7 @@ class DocText:
         )
 
     def _cited_rows(self, line_start: int | None, line_end: int | None) -> tuple[int, int] | None:
-        """Rows of the cited lines; None when nothing usable was cited (numbers not in the table)."""
+        """Rows of the cited lines; None when nothing usable was cited."""
         if line_start is None:
             return None
         lo = self.row_of_line.get(line_start)
@@ -139,8 +141,9 @@ class DocText:
             return self._choose(quote, needle, hits, cited)
         return self._fuzzy(needle, cited)
 
-    def _choose(self, quote: str, needle: str, hits: list[int],
-                cited: tuple[int, int] | None) -> Match:
+    def _choose(
+        self, quote: str, needle: str, hits: list[int], cited: tuple[int, int] | None
+    ) -> Match:
         def distance(start: int) -> int:
             if cited is None:
                 return 0
@@ -153,13 +156,14 @@ class DocText:
         best = ranked[0]
         in_cited = cited is not None and distance(best) == 0
         tied = len(ranked) > 1 and distance(ranked[1]) == distance(best)
-        ambiguous = tied and not in_cited or (
+        ambiguous = (tied and not in_cited) or (
             not in_cited and len(ranked) > 1 and distance(best) > _NEAR
         )
         ranges = self._ranges(best, best + len(needle))
         exact = " ".join(quote.split()) == " ".join(self.raw_text(ranges).split())
-        return Match(ranges, "exact" if exact else "normalized", 100.0, len(hits), in_cited,
-                     ambiguous)
+        return Match(
+            ranges, "exact" if exact else "normalized", 100.0, len(hits), in_cited, ambiguous
+        )
 
     def _fuzzy(self, needle: str, cited: tuple[int, int] | None) -> Match | None:
         windows: list[tuple[int, int]] = []

@@ -42,9 +42,26 @@ class Check:
 OK = Check(True)
 
 _NUMBER = re.compile(r"(?<![\w.,])[-+]?\d[\d.,'\u2019 \u00a0\u202f]*\d(?![\d])|(?<![\w.,])[-+]?\d")
-_SYMBOLS = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR", "₩": "KRW",
-            "₽": "RUB", "₺": "TRY", "zł": "PLN", "Kč": "CZK", "Fr.": "CHF", "A$": "AUD",
-            "C$": "CAD", "CA$": "CAD", "NZ$": "NZD", "HK$": "HKD", "R$": "BRL"}
+_SYMBOLS = {
+    "$": "USD",
+    "US$": "USD",
+    "€": "EUR",
+    "£": "GBP",
+    "¥": "JPY",
+    "₹": "INR",
+    "₩": "KRW",
+    "₽": "RUB",
+    "₺": "TRY",
+    "zł": "PLN",
+    "Kč": "CZK",
+    "Fr.": "CHF",
+    "A$": "AUD",
+    "C$": "CAD",
+    "CA$": "CAD",
+    "NZ$": "NZD",
+    "HK$": "HKD",
+    "R$": "BRL",
+}
 _ISO = re.compile(r"\b[A-Z]{3}\b")
 _PERCENT = re.compile(r"[-+]?\d[\d.,]*\s?%")
 
@@ -91,9 +108,10 @@ def numbers_in(text: str) -> set[Decimal]:
     """Numbers in ``text``, digits or words (en/de/fr/es/it/pt/nl), all plausible readings."""
     found: set[Decimal] = set()
     variants = {text}
+    words = re.sub(r"(?<=[^\W\d])-(?=[^\W\d])", " ", text)  # "three-year" -> "three year"
     for lang in ("en", "de", "fr", "es"):
         try:
-            variants.add(alpha2digit(text, lang))
+            variants.add(alpha2digit(words, lang, threshold=0))
         except (ValueError, IndexError):
             continue
     for variant in variants:
@@ -193,7 +211,9 @@ def _percentage(value: Any, quote: str) -> Check:
     if check.ok or not isinstance(value, int | float):
         return check
     if _number(value * 100, quote).ok:
-        return Check(False, f"value {_fmt(value)} is a fraction; the quote says {_fmt(value * 100)}%")
+        return Check(
+            False, f"value {_fmt(value)} is a fraction; the quote says {_fmt(value * 100)}%"
+        )
     return check
 
 
@@ -207,8 +227,9 @@ def _amount(value: Any, quote: str) -> Check:
     currency = value.get("currency")
     stated = currencies_in(quote)
     if currency and stated and currency not in stated:
-        return Check(False, f"currency {currency} does not match {', '.join(sorted(stated))} "
-                     "in the quote")
+        return Check(
+            False, f"currency {currency} does not match {', '.join(sorted(stated))} in the quote"
+        )
     if currency and currency not in _iso_codes():
         return Check(False, f"currency {currency!r} is not an ISO 4217 code")
     if currency and not stated:
@@ -269,8 +290,11 @@ def _url(value: Any, quote: str) -> Check:
         u = re.sub(r"^[a-z]+://", "", u).removeprefix("www.")
         return u.rstrip("/")
 
-    return OK if core(str(value)) in normalize(quote).text.replace("www.", "") else Check(
-        False, f"URL {value!r} is not in the quote")
+    return (
+        OK
+        if core(str(value)) in normalize(quote).text.replace("www.", "")
+        else Check(False, f"URL {value!r} is not in the quote")
+    )
 
 
 def _compact(text: str) -> str:
@@ -282,8 +306,11 @@ def _iban(value: Any, quote: str) -> Check:
         iban = IBAN(str(value))
     except SchwiftyException as exc:
         return Check(False, f"IBAN {value!r} is not valid ({exc})")
-    return OK if iban.compact in _compact(quote) else Check(False, f"IBAN {iban.formatted} "
-                                                            "differs from the quote")
+    return (
+        OK
+        if iban.compact in _compact(quote)
+        else Check(False, f"IBAN {iban.formatted} differs from the quote")
+    )
 
 
 def _bic(value: Any, quote: str) -> Check:
@@ -291,16 +318,21 @@ def _bic(value: Any, quote: str) -> Check:
         bic = BIC(str(value))
     except SchwiftyException as exc:
         return Check(False, f"BIC {value!r} is not valid ({exc})")
-    return OK if bic.compact in _compact(quote) else Check(False, f"BIC {value!r} differs from "
-                                                           "the quote")
+    return (
+        OK
+        if bic.compact in _compact(quote)
+        else Check(False, f"BIC {value!r} differs from the quote")
+    )
 
 
 def _vat(value: Any, quote: str) -> Check:
     compact = _compact(str(value))
     if compact not in _compact(quote):
         return Check(False, f"VAT id {value!r} is not in the quote")
-    if compact[:2].isalpha() and compact[:2].lower() in eu_vat.MEMBER_STATES | {"el"} and not (
-        eu_vat.is_valid(compact)
+    if (
+        compact[:2].isalpha()
+        and compact[:2].lower() in eu_vat.MEMBER_STATES | {"el"}
+        and not (eu_vat.is_valid(compact))
     ):
         return Check(False, f"VAT id {value!r} fails its check digits")
     return OK

@@ -39,15 +39,28 @@ __all__ = [
 
 Word = tuple[int, int, float, float, float, float]
 
-LINE_COLUMNS = ("line", "page", "line_in_page", "text", "x0", "y0", "x1", "y1", "font_size",
-                "visible", "hidden_reason", "words")
+LINE_COLUMNS = (
+    "line",
+    "page",
+    "line_in_page",
+    "text",
+    "x0",
+    "y0",
+    "x1",
+    "y1",
+    "font_size",
+    "visible",
+    "hidden_reason",
+    "words",
+)
 PAGE_COLUMNS = ("page", "width", "height", "rotation", "parser", "has_text_layer")
 
 
 def make_lines(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
     """A line table from row dicts; ``line`` and ``line_in_page`` are numbered here."""
-    df = pd.DataFrame(list(rows), columns=[c for c in LINE_COLUMNS if c not in ("line",
-                                                                                 "line_in_page")])
+    df = pd.DataFrame(
+        list(rows), columns=[c for c in LINE_COLUMNS if c not in ("line", "line_in_page")]
+    )
     df.insert(0, "line", range(1, len(df) + 1))
     df.insert(2, "line_in_page", df.groupby("page").cumcount() + 1 if len(df) else [])
     return df.astype({"line": int, "page": int, "line_in_page": int, "visible": bool})

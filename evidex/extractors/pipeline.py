@@ -23,8 +23,14 @@ def _ms(start: float) -> float:
     return round((time.perf_counter() - start) * 1000, 2)
 
 
-def extract(data: bytes | Path, schema: SchemaDef, *, parser: Parser, llm: LLMBackend,
-            filename: str | None = None) -> Result:
+def extract(
+    data: bytes | Path,
+    schema: SchemaDef,
+    *,
+    parser: Parser,
+    llm: LLMBackend,
+    filename: str | None = None,
+) -> Result:
     """Extract ``schema`` from a document given as bytes or a path."""
     start = time.perf_counter()
     if isinstance(data, Path):
@@ -34,8 +40,14 @@ def extract(data: bytes | Path, schema: SchemaDef, *, parser: Parser, llm: LLMBa
     return extract_parsed(document, schema, llm=llm, parse_ms=_ms(start), started=start)
 
 
-def extract_parsed(document: ParsedDocument, schema: SchemaDef, *, llm: LLMBackend,
-                   parse_ms: float = 0.0, started: float | None = None) -> Result:
+def extract_parsed(
+    document: ParsedDocument,
+    schema: SchemaDef,
+    *,
+    llm: LLMBackend,
+    parse_ms: float = 0.0,
+    started: float | None = None,
+) -> Result:
     """Extract from a document already parsed into its line table."""
     started = started if started is not None else time.perf_counter()
     timings = {"parse": parse_ms}
@@ -58,17 +70,27 @@ def extract_parsed(document: ParsedDocument, schema: SchemaDef, *, llm: LLMBacke
         )
     counts = Counter(r.status.value for r in checked.fields.values())
     return Result(
-        schema=schema.name,
-        document=DocumentInfo(sha256=document.sha256, filename=document.filename,
-                              pages=document.page_count, parser=document.parser),
+        schema_name=schema.name,
+        document=DocumentInfo(
+            sha256=document.sha256,
+            filename=document.filename,
+            pages=document.page_count,
+            parser=document.parser,
+        ),
         fields=checked.fields,
         data=checked.data,
         summary=Summary(**counts),
         notes=notes,
         trace=Trace(
-            llm=response.backend, model=response.model, response_id=response.response_id,
-            system_fingerprint=response.system_fingerprint, usage=response.usage,
-            mode=response.mode, attempts=response.attempts, fragments=list(prompt.fragments),
-            prompt_version=prompt.version, timings_ms=timings,
+            llm=response.backend,
+            model=response.model,
+            response_id=response.response_id,
+            system_fingerprint=response.system_fingerprint,
+            usage=response.usage,
+            mode=response.mode,
+            attempts=response.attempts,
+            fragments=list(prompt.fragments),
+            prompt_version=prompt.version,
+            timings_ms=timings,
         ),
     )

@@ -56,12 +56,12 @@ TYPE_FRAGMENTS: dict[str, str] = {
     "(1.234,5 is 1234.5) and number words (eight is 8).",
     "integer": "Integers: a JSON integer; number words become digits (twelve is 12).",
     "percentage": "Percentages: the number of percent (19% is 19, not 0.19).",
-    "years": "Years of experience: a number of years as stated (\"8+ years\" is 8); do not compute "
+    "years": 'Years of experience: a number of years as stated ("8+ years" is 8); do not compute '
     "it from dates unless the document states the total.",
     "boolean": "Booleans: true or false only when the quote settles it; otherwise found false.",
     "enum": "Choices: the value must be one of the listed options; quote the words that settle it.",
     "duration": "Durations: amount and unit (days, weeks, months, years) as stated: "
-    "\"three (3) years\" is amount 3, unit years.",
+    '"three (3) years" is amount 3, unit years.',
     "address": "Addresses: split into street, postal_code, city, region, country as printed; "
     "null for parts not printed. The quote covers the whole address.",
     "email": "Email addresses: exactly as printed.",
@@ -133,17 +133,21 @@ def build_prompt(schema: SchemaDef, lines: pd.DataFrame, filename: str = "") -> 
     system = "\n".join(parts)
 
     visible = lines[lines["visible"]]
-    guide = "\n".join(f"- {leaf.path} ({leaf.type_name}): {leaf.description}".rstrip(": ")
-                      for leaf in schema.leaves)
+    guide = "\n".join(
+        f"- {leaf.path} ({leaf.type_name}): {leaf.description}".rstrip(": ")
+        for leaf in schema.leaves
+    )
     pages = int(lines["page"].max()) if len(lines) else 0
-    user = "\n".join([
-        f"Schema: {schema.name}" + (f" — {schema.description}" if schema.description else ""),
-        "Fields ([] marks list items):",
-        guide,
-        "",
-        f"Document: {filename or 'document'}, {pages} page(s), {len(visible)} lines.",
-        "Cite GLOBAL_LINE, the first column. Columns:",
-        HEADER,
-        render_lines(visible),
-    ])
+    user = "\n".join(
+        [
+            f"Schema: {schema.name}" + (f" — {schema.description}" if schema.description else ""),
+            "Fields ([] marks list items):",
+            guide,
+            "",
+            f"Document: {filename or 'document'}, {pages} page(s), {len(visible)} lines.",
+            "Cite GLOBAL_LINE, the first column. Columns:",
+            HEADER,
+            render_lines(visible),
+        ]
+    )
     return Prompt(system, user, tuple(fragments), PROMPT_VERSION, len(lines) - len(visible))

@@ -45,8 +45,15 @@ def boxes_for(lines: pd.DataFrame, match: Match) -> list[Box]:
             x1, y1 = max(w[4] for w in words), max(w[5] for w in words)
         else:
             x0, y0, x1, y1 = (float(line[k]) for k in ("x0", "y0", "x1", "y1"))
-        out.append(Box(page=int(line["page"]), x0=round(float(x0), 2), y0=round(float(y0), 2),
-                       x1=round(float(x1), 2), y1=round(float(y1), 2)))
+        out.append(
+            Box(
+                page=int(line["page"]),
+                x0=round(float(x0), 2),
+                y0=round(float(y0), 2),
+                x1=round(float(x1), 2),
+                y1=round(float(y1), 2),
+            )
+        )
     return out
 
 
@@ -54,23 +61,39 @@ def _json(value: Any) -> Any:
     return value.model_dump(mode="json") if isinstance(value, BaseModel) else value
 
 
-def verify_field(kind: str, fe: FieldExtraction[Any], doc: DocText,
-                 lines: pd.DataFrame) -> FieldResult:
+def verify_field(
+    kind: str, fe: FieldExtraction[Any], doc: DocText, lines: pd.DataFrame
+) -> FieldResult:
     value = _json(fe.value)
-    base = {"value": value, "quote": fe.quote, "page": fe.page, "line_start": fe.line_start,
-            "line_end": fe.line_end, "caveat": fe.caveat}
+    base = {
+        "value": value,
+        "quote": fe.quote,
+        "page": fe.page,
+        "line_start": fe.line_start,
+        "line_end": fe.line_end,
+        "caveat": fe.caveat,
+    }
     if not fe.found:
         if value is None:
             return FieldResult(status=Status.NOT_FOUND, **base)
-        return FieldResult(status=Status.NEEDS_REVIEW, reasons=[
-            "the model marked this field not found but still gave a value"], **base)
+        return FieldResult(
+            status=Status.NEEDS_REVIEW,
+            reasons=["the model marked this field not found but still gave a value"],
+            **base,
+        )
     if not fe.quote.strip():
-        return FieldResult(status=Status.UNSUPPORTED,
-                           reasons=["a value was given without a quote from the document"], **base)
+        return FieldResult(
+            status=Status.UNSUPPORTED,
+            reasons=["a value was given without a quote from the document"],
+            **base,
+        )
     match = doc.locate(fe.quote, fe.line_start, fe.line_end)
     if match is None:
-        return FieldResult(status=Status.UNSUPPORTED,
-                           reasons=["the quote does not occur anywhere in the document"], **base)
+        return FieldResult(
+            status=Status.UNSUPPORTED,
+            reasons=["the quote does not occur anywhere in the document"],
+            **base,
+        )
     rows = [r for r, _, _ in match.ranges]
     first, last = lines.iloc[rows[0]], lines.iloc[rows[-1]]
     line_start, line_end = int(first["line"]), int(last["line"])
@@ -78,20 +101,24 @@ def verify_field(kind: str, fe: FieldExtraction[Any], doc: DocText,
     reasons: list[str] = []
     if corrected:
         cited = f"{fe.line_start}-{fe.line_end}" if fe.line_start is not None else "no lines"
-        reasons.append(f"span corrected: the model cited {cited}; the quote is on "
-                       f"{line_start}-{line_end}")
+        reasons.append(
+            f"span corrected: the model cited {cited}; the quote is on {line_start}-{line_end}"
+        )
     review: list[str] = []
     if match.level == "fuzzy":
         review.append(f"the quote matches the document only approximately ({match.score:.0f}%)")
     if match.ambiguous:
-        review.append(f"the quote occurs {match.occurrences} times and the cited lines do not "
-                      "settle which one is meant")
+        review.append(
+            f"the quote occurs {match.occurrences} times and the cited lines do not "
+            "settle which one is meant"
+        )
     hidden = lines.iloc[rows]
     hidden = hidden[~hidden["visible"]]
     if len(hidden):
         why = str(hidden.iloc[0]["hidden_reason"]) or "invisible text"
-        review.append(f"the evidence is in text a reader cannot see ({why}): possible prompt "
-                      "injection")
+        review.append(
+            f"the evidence is in text a reader cannot see ({why}): possible prompt injection"
+        )
     if value is None:
         review.append("the field is marked found but has no value")
         computed = False
@@ -118,8 +145,9 @@ def verify_field(kind: str, fe: FieldExtraction[Any], doc: DocText,
     )
 
 
-def verify(schema: SchemaDef, output: BaseModel, lines: pd.DataFrame,
-           doc: DocText | None = None) -> Verification:
+def verify(
+    schema: SchemaDef, output: BaseModel, lines: pd.DataFrame, doc: DocText | None = None
+) -> Verification:
     doc = doc or DocText(lines)
     fields: dict[str, FieldResult] = {}
     values: dict[str, tuple[str, Any]] = {}

@@ -65,9 +65,7 @@ class CandidateProfile(_Object):
         "years",
     )
     summary: FieldExtraction[str] = field("The profile or summary paragraph.", "text")
-    work_authorization: FieldExtraction[str] = field(
-        "Right-to-work or visa status when stated."
-    )
+    work_authorization: FieldExtraction[str] = field("Right-to-work or visa status when stated.")
     availability: FieldExtraction[str] = field("Notice period or availability when stated.")
     skills: list[FieldExtraction[str]] = field("Each skill, one item per skill.")
     languages: list[Language] = field("Spoken languages with proficiency.")

@@ -55,7 +55,9 @@ class Invoice(_Object):
     buyer: Party = field("The party billed (customer, bill-to).")
     currency: FieldExtraction[str] = field("ISO 4217 code of the invoice currency.", "currency")
     subtotal: FieldExtraction[Amount] = field("Total before tax.", "amount")
-    tax_rate: FieldExtraction[float] = field("Tax (VAT) rate in percent (20 for 20%).", "percentage")
+    tax_rate: FieldExtraction[float] = field(
+        "Tax (VAT) rate in percent (20 for 20%).", "percentage"
+    )
     tax: FieldExtraction[Amount] = field("Tax (VAT) amount.", "amount")
     total: FieldExtraction[Amount] = field("Total including tax (amount due).", "amount")
     payment_terms: FieldExtraction[str] = field("Payment terms as written (Net 30...).")

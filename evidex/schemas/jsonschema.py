@@ -25,10 +25,19 @@ __all__ = ["schema_from_json"]
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 _SCALARS: dict[str, type] = {"string": str, "number": float, "integer": int, "boolean": bool}
-_FORMATS: dict[str, Kind] = {"date": "date", "date-time": "date", "email": "email", "uri": "url",
-                             "url": "url"}
-_KIND_TYPES: dict[str, Any] = {"date": DateValue, "amount": Amount, "address": Address,
-                               "duration": Duration}
+_FORMATS: dict[str, Kind] = {
+    "date": "date",
+    "date-time": "date",
+    "email": "email",
+    "uri": "url",
+    "url": "url",
+}
+_KIND_TYPES: dict[str, Any] = {
+    "date": DateValue,
+    "amount": Amount,
+    "address": Address,
+    "duration": Duration,
+}
 _KINDS = set(get_args(Kind))
 _MAX_DEPTH = 6
 
@@ -58,7 +67,9 @@ def schema_from_json(schema: Any, name: str = "custom") -> SchemaDef:
     for rule in rules:
         for path in _rule_paths(rule):
             if path not in known:
-                raise SchemaInvalid(f"x-evidex-rules: {rule.describe()!r} names unknown field {path!r}")
+                raise SchemaInvalid(
+                    f"x-evidex-rules: {rule.describe()!r} names unknown field {path!r}"
+                )
     return SchemaDef(result.name, model, rules, str(schema.get("description", "")), schema)
 
 
@@ -108,8 +119,9 @@ def _type_of(node: dict[str, Any], where: str) -> str:
     return str(tp)
 
 
-def _object(node: dict[str, Any], where: str, defs: dict[str, Any], depth: int,
-            name: str) -> type[BaseModel]:
+def _object(
+    node: dict[str, Any], where: str, defs: dict[str, Any], depth: int, name: str
+) -> type[BaseModel]:
     node = _resolve(node, defs, where)
     if depth > _MAX_DEPTH:
         raise SchemaInvalid(f"{where}: nested deeper than {_MAX_DEPTH} objects")
@@ -128,7 +140,7 @@ def _object(node: dict[str, Any], where: str, defs: dict[str, Any], depth: int,
             raise SchemaInvalid("document_notes: this property name is reserved")
         sub = _resolve(sub, defs, path)
         fields[key] = _member(sub, path, defs, depth, key)
-    model = create_model(  # type: ignore[call-overload]
+    model = create_model(
         _model_name(name or where), __base__=_Object, __doc__=node.get("description"), **fields
     )
     return cast(type[BaseModel], model)
@@ -139,8 +151,9 @@ def _model_name(where: str) -> str:
     return "".join(p[:1].upper() + p[1:] for p in parts if p) or "Custom"
 
 
-def _member(node: dict[str, Any], path: str, defs: dict[str, Any], depth: int,
-            key: str) -> tuple[Any, Any]:
+def _member(
+    node: dict[str, Any], path: str, defs: dict[str, Any], depth: int, key: str
+) -> tuple[Any, Any]:
     tp = _type_of(node, path)
     description = str(node.get("description", ""))
     if tp == "object":
@@ -149,10 +162,13 @@ def _member(node: dict[str, Any], path: str, defs: dict[str, Any], depth: int,
         items = _resolve(node.get("items", {}), defs, path + "[]")
         inner, info = _member(items, path + "[]", defs, depth + 1, key)
         desc = description or str(items.get("description", ""))
-        return list[inner], Field(description=desc, json_schema_extra=info.json_schema_extra)
+        return cast(Any, list)[inner], Field(
+            description=desc, json_schema_extra=info.json_schema_extra
+        )
     value_type, kind = _leaf(node, tp, path)
-    extra = {"kind": kind} if kind else None
-    return FieldExtraction[value_type], Field(description=description, json_schema_extra=extra)
+    extra: Any = {"kind": kind} if kind else None
+    leaf_type = cast(Any, FieldExtraction)[value_type]
+    return leaf_type, Field(description=description, json_schema_extra=extra)
 
 
 def _leaf(node: dict[str, Any], tp: str, path: str) -> tuple[Any, Kind | None]:

@@ -76,7 +76,9 @@ BUILTIN: dict[str, SchemaDef] = {
             candidate_profile.RULES,
             "A candidate's CV, read for screening.",
         ),
-        SchemaDef("invoice", invoice.Invoice, invoice.RULES, "A supplier invoice, read for payment."),
+        SchemaDef(
+            "invoice", invoice.Invoice, invoice.RULES, "A supplier invoice, read for payment."
+        ),
         SchemaDef("contract", contract.Contract, contract.RULES, "A commercial agreement."),
     )
 }

@@ -1,8 +1,8 @@
 """Walk an extraction model: its leaves (for prompts and verification) and an instance's values.
 
 A leaf is a ``FieldExtraction[T]``. Its *path template* names it with ``[]`` for list items
-(``work_history[].start_date``); an instance's *path* has the index (``work_history[0].start_date``),
-which is the key of the result's ``fields``.
+(``work_history[].start_date``); an instance's *path* has the index
+(``work_history[0].start_date``), which is the key of the result's ``fields``.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def leaf_specs(model: type[BaseModel], prefix: str = "") -> tuple[LeafSpec, ...]
             kind, enum = _kind(tp, _declared_kind(info), path)
             out.append(LeafSpec(path, kind, info.description or "", enum))
         elif _is_model(target):
-            out.extend(leaf_specs(target, path + "."))
+            out.extend(leaf_specs(typing.cast(type[BaseModel], target), path + "."))
         else:
             raise SchemaInvalid(
                 f"field {path!r}: every leaf must be a FieldExtraction[T], got {target!r}"
@@ -124,7 +124,9 @@ def iter_leaves(instance: BaseModel, specs: tuple[LeafSpec, ...]) -> Iterator[Le
     yield from _walk(instance, "", "", by_path)
 
 
-def _walk(obj: BaseModel, prefix: str, template: str, by_path: dict[str, LeafSpec]) -> Iterator[Leaf]:
+def _walk(
+    obj: BaseModel, prefix: str, template: str, by_path: dict[str, LeafSpec]
+) -> Iterator[Leaf]:
     for name in type(obj).model_fields:
         if name == "document_notes":
             continue

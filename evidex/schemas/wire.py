@@ -20,10 +20,32 @@ from pydantic import BaseModel
 __all__ = ["LEGACY_LIMITS", "LIMITS", "Limits", "preflight", "strict_schema", "valid_name"]
 
 _NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-_KEEP = {"type", "properties", "required", "additionalProperties", "items", "anyOf", "enum",
-         "const", "description", "$ref", "$defs"}
-_FORBIDDEN = {"default", "allOf", "oneOf", "not", "prefixItems", "patternProperties", "if",
-              "then", "else", "dependentRequired", "dependentSchemas"}
+_KEEP = {
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "anyOf",
+    "enum",
+    "const",
+    "description",
+    "$ref",
+    "$defs",
+}
+_FORBIDDEN = {
+    "default",
+    "allOf",
+    "oneOf",
+    "not",
+    "prefixItems",
+    "patternProperties",
+    "if",
+    "then",
+    "else",
+    "dependentRequired",
+    "dependentSchemas",
+}
 
 
 class Limits:
@@ -124,13 +146,17 @@ def preflight(schema: dict[str, Any], name: str, limits: Limits = LIMITS) -> lis
             visit(sub, f"{where}|{i}", depth, seen)
 
     visit(schema, "root", 0, ())
-    counts["properties"] = sum(len(d.get("properties", {})) for d in defs.values()) + len(
-        schema.get("properties", {})
-    ) + _inline_properties(schema)
+    counts["properties"] = (
+        sum(len(d.get("properties", {})) for d in defs.values())
+        + len(schema.get("properties", {}))
+        + _inline_properties(schema)
+    )
     if counts["properties"] > limits.properties:
         problems.append(f"{counts['properties']} properties exceed the cap of {limits.properties}")
     if counts["enum_values"] > limits.enum_values:
-        problems.append(f"{counts['enum_values']} enum values exceed the cap of {limits.enum_values}")
+        problems.append(
+            f"{counts['enum_values']} enum values exceed the cap of {limits.enum_values}"
+        )
     return problems
 
 

@@ -53,10 +53,16 @@ def _parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True)
     ex = sub.add_parser("extract", help="extract a schema from a document")
     ex.add_argument("file", type=Path)
-    ex.add_argument("--schema", required=True,
-                    help=f"built-in name ({', '.join(builtin_names())}) or a JSON Schema file")
-    ex.add_argument("--llm", choices=["openai", "rules"],
-                    help="default: openai when OPENAI_API_KEY is set, else rules")
+    ex.add_argument(
+        "--schema",
+        required=True,
+        help=f"built-in name ({', '.join(builtin_names())}) or a JSON Schema file",
+    )
+    ex.add_argument(
+        "--llm",
+        choices=["openai", "rules"],
+        help="default: openai when OPENAI_API_KEY is set, else rules",
+    )
     ex.add_argument("--model", help="model name for --llm openai (default EVIDEX_MODEL)")
     ex.add_argument("--parser", choices=["pymupdf", "azure", "ocr"], default="pymupdf")
     ex.add_argument("--out", type=Path, help="write the result JSON here ('-' for stdout)")
@@ -81,11 +87,17 @@ def _extract(args: argparse.Namespace) -> int:
         raise InputError(f"{args.file}: no such file")
     settings = _settings(args)
     if args.parser != "pymupdf":
-        raise InputError(f"parser {args.parser!r} is not available in this version; "
-                         "use --parser pymupdf")
+        raise InputError(
+            f"parser {args.parser!r} is not available in this version; use --parser pymupdf"
+        )
     data = args.file.read_bytes()
-    result = extract(data, schema, parser=make_parser(args.parser), llm=make_llm(settings),
-                     filename=args.file.name)
+    result = extract(
+        data,
+        schema,
+        parser=make_parser(args.parser),
+        llm=make_llm(settings),
+        filename=args.file.name,
+    )
     to_stdout = str(args.out) == "-"
     if args.out and not to_stdout:
         args.out.write_text(result.to_json() + "\n", encoding="utf-8")

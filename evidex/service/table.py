@@ -9,8 +9,7 @@ from evidex.schemas import FieldResult, Result
 
 __all__ = ["render_table"]
 
-_MARK = {"verified": "ok", "needs_review": "REVIEW", "unsupported": "UNSUPPORTED",
-         "not_found": "-"}
+_MARK = {"verified": "ok", "needs_review": "REVIEW", "unsupported": "UNSUPPORTED", "not_found": "-"}
 
 
 def _short(value: Any, width: int) -> str:
@@ -35,8 +34,11 @@ def _short(value: Any, width: int) -> str:
 def _where(field: FieldResult) -> str:
     if field.line_start is None:
         return ""
-    lines = (f"{field.line_start}" if field.line_start == field.line_end
-             else f"{field.line_start}-{field.line_end}")
+    lines = (
+        f"{field.line_start}"
+        if field.line_start == field.line_end
+        else f"{field.line_start}-{field.line_end}"
+    )
     return f"p{field.page}:{lines}" + ("*" if field.span_corrected else "")
 
 
@@ -53,8 +55,7 @@ def render_table(result: Result, *, show_not_found: bool = True, width: int = 48
     lines.append(
         f"{result.document.filename} [{result.schema_name}]: {s.verified} verified, "
         f"{s.needs_review} needs review, {s.unsupported} unsupported, {s.not_found} not found"
-        + ("   (* span corrected)" if any(f.span_corrected for f in result.fields.values())
-           else "")
+        + ("   (* span corrected)" if any(f.span_corrected for f in result.fields.values()) else "")
     )
     for path, field in result.fields.items():
         if field.status.value in ("needs_review", "unsupported"):

@@ -22,7 +22,7 @@ DOC = DocText(TextParser().parse(TEXT.encode(), "t.txt").lines)
     [
         ("4821", (1, 1), [0], "exact"),
         ("1", (2, 2), [1], "exact"),
-        ("finance department said \"yes\" - twice", (3, 4), [2, 3], "normalized"),
+        ('finance department said "yes" - twice', (3, 4), [2, 3], "normalized"),
         ("The ﬁnance", (3, 3), [2], "exact"),
         ("Ref: ABCD", (5, 5), [4], "normalized"),
         ("ORDER 4821 PLACED", (1, 1), [0], "normalized"),

@@ -19,8 +19,11 @@ AGREE: list[tuple[str, Any, str]] = [
     ("amount", {"value": 234.0, "currency": "EUR"}, "VAT 19%: 234,00 EUR"),
     ("date", {"iso": "2026-03-15", "original": "15 March 2026"}, "Date: 15 March 2026"),
     ("date", {"iso": "2026-03-15", "original": "March 15, 2026"}, "Dated March 15th, 2026"),
-    ("date", {"iso": "2014-05-20", "original": "20th day of May, 2014"},
-     "made this 20th day of May, 2014"),
+    (
+        "date",
+        {"iso": "2014-05-20", "original": "20th day of May, 2014"},
+        "made this 20th day of May, 2014",
+    ),
     ("date", {"iso": "2026-04-14", "original": "14.04.2026"}, "Due: 14.04.2026"),
     ("date", {"iso": "2026-03-15", "original": "15. März 2026"}, "Datum: 15. März 2026"),
     ("date", {"iso": "2019-03-01", "original": "Mar 2019"}, "Mar 2019 – Present"),
@@ -32,6 +35,9 @@ AGREE: list[tuple[str, Any, str]] = [
     ("percentage", 19, "VAT 19 %"),
     ("duration", {"amount": 3, "unit": "years"}, "an initial term of three (3) years"),
     ("duration", {"amount": 90, "unit": "days"}, "ninety (90) days' written notice"),
+    ("duration", {"amount": 2, "unit": "years"}, "for a period of two years"),
+    ("duration", {"amount": 3, "unit": "years"}, "a three-year term"),
+    ("duration", {"amount": 1, "unit": "years"}, "successive one-year periods"),
     ("iban", "DE89370400440532013000", "IBAN: DE89 3704 0044 0532 0130 00"),
     ("iban", "DE89 3704 0044 0532 0130 00", "IBAN DE89370400440532013000"),
     ("bic", "COBADEFFXXX", "BIC: COBADEFFXXX"),
@@ -42,8 +48,17 @@ AGREE: list[tuple[str, Any, str]] = [
     ("string", "ACME GmbH", "Seller: ACME GmbH, Berlin"),
     ("string", "Müller & Söhne", "Mueller Müller & Söhne KG"),
     ("currency", "EUR", "All amounts in EUR"),
-    ("address", {"street": "Hauptstr. 5", "postal_code": "10115", "city": "Berlin",
-                 "region": None, "country": "Germany"}, "Hauptstr. 5, 10115 Berlin, Germany"),
+    (
+        "address",
+        {
+            "street": "Hauptstr. 5",
+            "postal_code": "10115",
+            "city": "Berlin",
+            "region": None,
+            "country": "Germany",
+        },
+        "Hauptstr. 5, 10115 Berlin, Germany",
+    ),
 ]
 
 DISAGREE: list[tuple[str, Any, str, str]] = [

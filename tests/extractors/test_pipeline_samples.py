@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from functools import cache
 from typing import Any
 
@@ -46,7 +47,7 @@ def test_boxes_hold_the_quoted_text_on_the_page(name: str) -> None:
             if field.status != Status.VERIFIED:
                 continue
             boxed = " ".join(
-                pdf[b.page - 1].get_textbox(pymupdf.Rect(b.x0, b.y0, b.x1, b.y1) + (-1, -1, 1, 1))
+                pdf[b.page - 1].get_textbox((*pymupdf.Rect(b.x0, b.y0, b.x1, b.y1), -1, -1, 1, 1))
                 for b in field.boxes
             )
             first_word = field.quote.split()[0]
@@ -55,7 +56,7 @@ def test_boxes_hold_the_quoted_text_on_the_page(name: str) -> None:
 
 def _swap_digits(text: str) -> str:
     digits = [i for i, c in enumerate(text) if c.isdigit()]
-    for a, b in zip(digits, digits[1:], strict=False):
+    for a, b in itertools.pairwise(digits):
         if text[a] != text[b]:
             chars = list(text)
             chars[a], chars[b] = chars[b], chars[a]

@@ -67,8 +67,10 @@ def test_builtin_schema_is_strict_under_legacy_limits(name: str) -> None:
         assert obj["additionalProperties"] is False
         assert obj["required"] == list(obj["properties"])
     text = json.dumps(schema.wire_schema)
-    assert '"default"' not in text and "allOf" not in text and "[" not in "".join(
-        schema.wire_schema["$defs"]
+    assert (
+        '"default"' not in text
+        and "allOf" not in text
+        and "[" not in "".join(schema.wire_schema["$defs"])
     )
 
 
@@ -77,7 +79,13 @@ def test_leaf_key_order_puts_evidence_before_value(name: str) -> None:
     defs = get_schema(name).wire_schema["$defs"]
     leaf = next(v for k, v in defs.items() if k.startswith("FieldExtraction_"))
     assert list(leaf["properties"]) == [
-        "quote", "page", "line_start", "line_end", "found", "value", "caveat"
+        "quote",
+        "page",
+        "line_start",
+        "line_end",
+        "found",
+        "value",
+        "caveat",
     ]
     assert leaf["properties"]["value"]["anyOf"][-1] == {"type": "null"}
 
@@ -120,10 +128,18 @@ def test_custom_json_schema_is_wrapped_leaf_by_leaf() -> None:
         ({"type": "object", "properties": {"a": {"type": "file"}}}, "unsupported type"),
         ({"type": "object", "properties": {"a": {"$ref": "#/$defs/missing"}}}, "$ref"),
         ({"type": "object", "properties": {"document_notes": {"type": "string"}}}, "reserved"),
-        ({"type": "object", "properties": {"a": {"type": "string", "x-evidex-kind": "money"}}},
-         "x-evidex-kind"),
-        ({"type": "object", "properties": {"a": {"type": "number"}},
-          "x-evidex-rules": [{"kind": "sum", "parts": ["b"], "total": "a"}]}, "unknown field"),
+        (
+            {"type": "object", "properties": {"a": {"type": "string", "x-evidex-kind": "money"}}},
+            "x-evidex-kind",
+        ),
+        (
+            {
+                "type": "object",
+                "properties": {"a": {"type": "number"}},
+                "x-evidex-rules": [{"kind": "sum", "parts": ["b"], "total": "a"}],
+            },
+            "unknown field",
+        ),
         ("not an object", "JSON object"),
     ],
 )
@@ -146,8 +162,14 @@ def test_preflight_reports_each_strict_mode_violation() -> None:
     }
     problems = preflight(bad, "bad name!")
     text = " | ".join(problems)
-    for expected in ("schema name", "$defs name", "default", "no sibling", "additionalProperties",
-                     "required must list every property"):
+    for expected in (
+        "schema name",
+        "$defs name",
+        "default",
+        "no sibling",
+        "additionalProperties",
+        "required must list every property",
+    ):
         assert expected in text
 
 

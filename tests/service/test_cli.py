@@ -30,8 +30,9 @@ def test_rules_extract_writes_result_and_highlighted_pdf(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out, pdf = tmp_path / "r.json", tmp_path / "h.pdf"
-    code = run_cli("extract", INVOICE, "--schema", "invoice", "--llm", "rules", "--out", out,
-                   "--annotate", pdf)
+    code = run_cli(
+        "extract", INVOICE, "--schema", "invoice", "--llm", "rules", "--out", out, "--annotate", pdf
+    )
     assert code == 0
     result = json.loads(out.read_text())
     assert set(result) == {"schema", "document", "fields", "data", "summary", "notes", "trace"}
@@ -54,16 +55,22 @@ def test_rules_extract_writes_result_and_highlighted_pdf(
 
 def test_custom_json_schema_file(tmp_path: Path) -> None:
     schema = tmp_path / "po.json"
-    schema.write_text(json.dumps({
-        "type": "object",
-        "properties": {
-            "iban": {"type": "string", "x-evidex-kind": "iban", "description": "IBAN"},
-            "invoice_number": {"type": "string", "description": "Invoice number"},
-        },
-    }))
+    schema.write_text(
+        json.dumps(
+            {
+                "type": "object",
+                "properties": {
+                    "iban": {"type": "string", "x-evidex-kind": "iban", "description": "IBAN"},
+                    "invoice_number": {"type": "string", "description": "Invoice number"},
+                },
+            }
+        )
+    )
     out = tmp_path / "r.json"
-    assert run_cli("extract", INVOICE, "--schema", schema, "--llm", "rules", "--out", out,
-                   "--quiet") == 0
+    assert (
+        run_cli("extract", INVOICE, "--schema", schema, "--llm", "rules", "--out", out, "--quiet")
+        == 0
+    )
     result = json.loads(out.read_text())
     assert result["schema"] == "po"
     assert result["fields"]["iban"]["status"] == "verified"
@@ -73,10 +80,16 @@ def test_custom_json_schema_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("setup", "code", "message"),
     [
-        (lambda d: (d / "x.pdf").write_bytes(b"\x89PNG\r\n\x1a\n" + b"0" * 64) and "x.pdf", 2,
-         "evidex: unsupported_media_type:"),
-        (lambda d: (d / "e.pdf").write_bytes(b"") is not None and "e.pdf", 2,
-         "evidex: document_empty:"),
+        (
+            lambda d: (d / "x.pdf").write_bytes(b"\x89PNG\r\n\x1a\n" + b"0" * 64) and "x.pdf",
+            2,
+            "evidex: unsupported_media_type:",
+        ),
+        (
+            lambda d: (d / "e.pdf").write_bytes(b"") is not None and "e.pdf",
+            2,
+            "evidex: document_empty:",
+        ),
         (lambda d: "missing.pdf", 2, "no such file"),
     ],
 )
@@ -149,8 +162,9 @@ def test_openai_responses_end_to_end(fake: FakeOpenAI, tmp_path: Path) -> None:
     assert "GLOBAL_LINE\tpage\tline_in_page\ttext\n1\t1\t1\t" in user
 
 
-def test_openai_chat_mode_end_to_end(fake: FakeOpenAI, tmp_path: Path,
-                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_openai_chat_mode_end_to_end(
+    fake: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("EVIDEX_OPENAI_API", "chat")
     body = copy.deepcopy(fixture("chat_completion"))
     body["choices"][0]["message"]["content"] = json.dumps(_invoice_answer())
@@ -168,8 +182,18 @@ def test_model_refusal_exits_1(fake: FakeOpenAI, capsys: pytest.CaptureFixture[s
 
 def test_installed_command_runs_as_a_process(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "evidex.service.cli", "extract", str(tmp_path / "none.pdf"),
-         "--schema", "invoice"], capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "evidex.service.cli",
+            "extract",
+            str(tmp_path / "none.pdf"),
+            "--schema",
+            "invoice",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 2
     assert proc.stderr.strip() == f"evidex: bad_input: {tmp_path / 'none.pdf'}: no such file"

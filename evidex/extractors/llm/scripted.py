@@ -19,12 +19,22 @@ from evidex.schemas.spec import value_type
 
 __all__ = ["NOT_FOUND", "ScriptedLLM", "build_answer"]
 
-NOT_FOUND: dict[str, Any] = {"quote": "", "page": None, "line_start": None, "line_end": None,
-                             "found": False, "value": None, "caveat": ""}
+NOT_FOUND: dict[str, Any] = {
+    "quote": "",
+    "page": None,
+    "line_start": None,
+    "line_end": None,
+    "found": False,
+    "value": None,
+    "caveat": "",
+}
 
 
-def build_answer(schema: SchemaDef, fields: Mapping[str, Mapping[str, Any]],
-                 notes: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def build_answer(
+    schema: SchemaDef,
+    fields: Mapping[str, Mapping[str, Any]],
+    notes: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """A complete wire answer from the leaves given by path; every other leaf is not found.
 
     ``fields`` maps result paths (``line_items[2].amount``) to leaf keys, e.g.
@@ -36,8 +46,9 @@ def build_answer(schema: SchemaDef, fields: Mapping[str, Mapping[str, Any]],
     return answer
 
 
-def _fill(model: type[BaseModel], prefix: str, fields: Mapping[str, Mapping[str, Any]]
-          ) -> dict[str, Any]:
+def _fill(
+    model: type[BaseModel], prefix: str, fields: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, info in model.model_fields.items():
         path = prefix + name
@@ -57,6 +68,7 @@ def _one(tp: Any, path: str, fields: Mapping[str, Mapping[str, Any]]) -> Any:
         return {**NOT_FOUND, "found": True, **given} if given is not None else dict(NOT_FOUND)
     return _fill(tp, path + ".", fields)
 
+
 Answer = dict[str, Any]
 
 
@@ -71,5 +83,10 @@ class ScriptedLLM:
         self.requests.append(request)
         answer = self._answer(request) if callable(self._answer) else self._answer
         output = request.schema.wire_model.model_validate(answer)
-        return LLMResponse(output=output, backend=self.name, model="scripted",
-                           response_id=f"scripted-{len(self.requests)}", mode="scripted")
+        return LLMResponse(
+            output=output,
+            backend=self.name,
+            model="scripted",
+            response_id=f"scripted-{len(self.requests)}",
+            mode="scripted",
+        )
