@@ -34,6 +34,7 @@ import hashlib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, TypeVar
 
 import pymupdf
@@ -148,13 +149,13 @@ class _Char:
     reason: str
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Page:
     """What one page offers, read from PyMuPDF in one go (boxes still unrotated)."""
 
     blocks: list[dict[str, Any]]
-    shown: set[tuple[float, float]]  # origins of characters that survive clip paths
-    seqno: dict[tuple[float, float], int]  # character origin -> drawing sequence number
+    shown: set[tuple[float, float]] | None  # origins of characters kept by clip paths; None: all
+    traces: list[dict[str, Any]]  # get_texttrace spans: draw order of text (read if fills)
     fills: list[tuple[Box, RGB, float, int]]  # filled paths: rect, colour, opacity, seqno
     images: list[Box]
     matrix: Any
@@ -165,26 +166,31 @@ class _Page:
     @classmethod
     def read(cls, page: Any) -> _Page:
         everywhere = _mupdf.INFINITE_RECT()
-        raw = page.get_textpage(clip=everywhere, flags=_FLAGS).extractRAWDICT(cb=None)
+        textpage = page.get_textpage(clip=everywhere, flags=_FLAGS)
+        raw = textpage.extractRAWDICT(cb=None)
         clipped = page.get_textpage(clip=everywhere, flags=_FLAGS | pymupdf.TEXT_CLIP)
-        shown = {
-            _key(ch["origin"])
-            for b in clipped.extractRAWDICT(cb=None)["blocks"]
-            for ln in b["lines"]
-            for s in ln["spans"]
-            for ch in s["chars"]
-        }
-        traces = _optional(page.get_texttrace, [])
+        # Most pages clip nothing: compare the plain texts (cheap) before keying every character.
+        shown: set[tuple[float, float]] | None = None
+        if clipped.extractText() != textpage.extractText():
+            shown = {
+                _key(ch["origin"])
+                for b in clipped.extractRAWDICT(cb=None)["blocks"]
+                for ln in b["lines"]
+                for s in ln["spans"]
+                for ch in s["chars"]
+            }
         fills = [
             (_box(d["rect"]), _rgb(d["fill"]), float(d.get("fill_opacity") or 1.0), d["seqno"])
             for d in _optional(page.get_drawings, [])
             if d.get("fill") is not None
         ]
+        # Draw order only matters where text may sit on or under a filled shape.
+        traces = _optional(page.get_texttrace, []) if fills else []
         images = [_box(i["bbox"]) for i in _optional(page.get_image_info, [])]
         return cls(
             [b for b in raw["blocks"] if b.get("type", 0) == 0],
             shown,
-            {_key(ch[2]): t["seqno"] for t in traces for ch in t["chars"]},
+            traces,
             fills,
             images,
             page.rotation_matrix,
@@ -217,7 +223,8 @@ class _Page:
                 reason = (
                     OFF_PAGE
                     if not (0 <= cx <= self.width and 0 <= cy <= self.height)
-                    else span_reason or ("" if _key(ch["origin"]) in self.shown else CLIPPED)
+                    else span_reason
+                    or ("" if self.shown is None or _key(ch["origin"]) in self.shown else CLIPPED)
                 )
                 char = _Char(ch["c"], box, float(span["size"]), reason)
                 if runs and (char.c.isspace() or reason == runs[-1][0]):
@@ -226,6 +233,11 @@ class _Page:
                     runs.append((reason, [char]))
         return [r for r in (_row(chars, reason, page_no) for reason, chars in runs) if r]
 
+    @cached_property
+    def _seqno(self) -> dict[tuple[float, float], int]:
+        """Character origin -> drawing sequence number, built only for pages with fills."""
+        return {_key(ch[2]): t["seqno"] for t in self.traces for ch in t["chars"]}
+
     def _span_reason(self, span: dict[str, Any]) -> str:
         if float(span["size"]) < _MIN_SIZE:
             return TINY
@@ -233,11 +245,11 @@ class _Page:
             return ""
         x0, y0, x1, y1 = span["bbox"]
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-        seq = self.seqno.get(_key(span["chars"][0]["origin"]), math.inf)
         on_image = any(_inside(cx, cy, b) for b in self.images)
         if span.get("alpha", 255) == 0 and not on_image:
             return CLIPPED
         under = [f for f in self.fills if _inside(cx, cy, f[0])]
+        seq = self._seqno.get(_key(span["chars"][0]["origin"]), math.inf) if under else 0
         if any(s > seq and opacity >= 0.99 for _, _, opacity, s in under):
             return CLIPPED
         if on_image:
