@@ -131,14 +131,30 @@ class DocText:
             return None
         return (min(lo, hi), max(lo, hi))
 
-    def locate(self, quote: str, line_start: int | None, line_end: int | None) -> Match | None:
+    def locate(
+        self, quote: str, line_start: int | None, line_end: int | None, near: int | None = None
+    ) -> Match | None:
+        """Find ``quote``; ``near`` (a line number, e.g. where sibling fields sit) breaks ties
+        between occurrences when the cited lines hold none of them."""
         needle = normalize_quote(quote)
         if not needle or not self.text:
             return None
         cited = self._cited_rows(line_start, line_end)
         hits = self._occurrences(needle)
         if hits:
-            return self._choose(quote, needle, hits, cited)
+            match = self._choose(quote, needle, hits, cited)
+            hint = self._cited_rows(near, near) if near is not None else None
+            if match.ambiguous and not match.in_cited and hint is not None:
+                near_match = self._choose(quote, needle, hits, hint)
+                return Match(
+                    near_match.ranges,
+                    near_match.level,
+                    near_match.score,
+                    near_match.occurrences,
+                    False,
+                    near_match.ambiguous,
+                )
+            return match
         return self._fuzzy(needle, cited)
 
     def _choose(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
@@ -29,7 +29,7 @@ from text_to_num import alpha2digit
 
 from evidex.extractors.normalize import normalize
 
-__all__ = ["Check", "check_value", "currencies_in", "dates_in", "numbers_in"]
+__all__ = ["Check", "check_value", "currencies_in", "date_order", "dates_in", "numbers_in"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,17 +152,52 @@ def _date(y: int, m: int, d: int) -> dt.date | None:
         return None
 
 
-def dates_in(text: str) -> set[dt.date]:
-    """Dates in ``text``; a numeric date whose day/month order is open gives both readings."""
-    import dateparser
+def date_order(texts: Iterable[str]) -> str | None:
+    """``"dmy"`` or ``"mdy"`` when the document's numeric dates settle day/month order, else None.
 
+    A date like 25/03/2026 can only be day-first; 03/25/2026 only month-first. A document that
+    shows one kind and never the other settles the order of its ambiguous dates (04/05/2026).
+    """
+    day_first = month_first = False
+    for text in texts:
+        for m in _NUMERIC.finditer(text):
+            a, b = int(m[1]), int(m[2])
+            day_first |= 12 < a <= 31 and b <= 12
+            month_first |= 12 < b <= 31 and a <= 12
+    if day_first != month_first:
+        return "dmy" if day_first else "mdy"
+    return None
+
+
+def _numeric_dates(text: str, order: str | None) -> tuple[set[dt.date | None], bool]:
+    """Numeric dates in ``text``; the flag says whether one's order was open and unsettled."""
     found: set[dt.date | None] = set()
-    for m in _ISO_DATE.finditer(text):
-        found.add(_date(int(m[1]), int(m[2]), int(m[3])))
+    open_order = False
     for m in _NUMERIC.finditer(text):
         a, b, y = int(m[1]), int(m[2]), int(m[3])
         y = y + 2000 if y < 100 else y
-        found |= {_date(y, b, a), _date(y, a, b)}
+        day_first, month_first = _date(y, b, a), _date(y, a, b)
+        if order == "dmy" or month_first is None:
+            found.add(day_first)
+        elif order == "mdy" or day_first is None:
+            found.add(month_first)
+        else:
+            found |= {day_first, month_first}
+            open_order |= a != b
+    return found, open_order
+
+
+def dates_in(text: str, order: str | None = None) -> set[dt.date]:
+    """Dates in ``text``; a numeric date whose day/month order is open gives both readings."""
+    return _dates(text, order)[0]
+
+
+def _dates(text: str, order: str | None) -> tuple[set[dt.date], bool]:
+    import dateparser
+
+    found, open_order = _numeric_dates(text, order)
+    for m in _ISO_DATE.finditer(text):
+        found.add(_date(int(m[1]), int(m[2]), int(m[3])))
     for m in _MONTH_YEAR.finditer(text):
         month, year = (m[1], m[2]) if m[1] else (m[4], m[3])
         found.add(_date(int(year), int(month), 1))
@@ -173,7 +208,7 @@ def dates_in(text: str) -> set[dt.date]:
             parsed = dateparser.parse(phrase, settings=settings)
             if parsed is not None:
                 found.add(parsed.date())
-    return {d for d in found if d is not None}
+    return {d for d in found if d is not None}, open_order
 
 
 def _digits(text: str) -> list[str]:
@@ -248,17 +283,27 @@ def _currency(value: Any, quote: str) -> Check:
     return Check(False, f"currency {code} is not stated in the quote")
 
 
-def _date_check(value: Any, quote: str) -> Check:
+def _date_check(value: Any, quote: str, order: str | None = None) -> Check:
     iso = value.get("iso") if isinstance(value, dict) else value
     try:
         day = dt.date.fromisoformat(str(iso))
     except ValueError:
         return Check(False, f"{iso!r} is not a valid calendar date (YYYY-MM-DD)")
-    found = dates_in(quote)
+    found, open_order = _dates(quote, order)
+    if day in found and open_order and len(found) > 1:
+        return Check(
+            False,
+            "the day/month order of the quoted date is not settled by the "
+            f"document; {day.isoformat()} is one of two readings",
+        )
     if day in found:
         return OK
     said = ", ".join(sorted(d.isoformat() for d in found)) or "no readable date"
-    return Check(False, f"date {day.isoformat()} does not match {said} in the quote")
+    hint = {
+        "dmy": " (the document writes dates day first)",
+        "mdy": " (the document writes dates month first)",
+    }.get(order or "", "")
+    return Check(False, f"date {day.isoformat()} does not match {said} in the quote{hint}")
 
 
 def _email(value: Any, quote: str) -> Check:
@@ -392,6 +437,11 @@ _CHECKS: dict[str, Callable[[Any, str], Check]] = {
 }
 
 
-def check_value(kind: str, value: Any, quote: str) -> Check:
-    """Compare a value (JSON form) with the text it was read from."""
+def check_value(kind: str, value: Any, quote: str, date_order: str | None = None) -> Check:
+    """Compare a value (JSON form) with the text it was read from.
+
+    ``date_order`` is the document's settled day/month order (:func:`date_order`), if any.
+    """
+    if kind == "date":
+        return _date_check(value, quote, date_order)
     return _CHECKS.get(kind, _text)(value, quote)

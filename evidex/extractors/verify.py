@@ -20,7 +20,7 @@ import pandas as pd
 from pydantic import BaseModel
 
 from evidex.extractors.align import DocText, Match
-from evidex.extractors.compare import check_value
+from evidex.extractors.compare import check_value, date_order
 from evidex.extractors.crossfield import check_rules
 from evidex.schemas import Box, FieldResult, SchemaDef, Status, iter_leaves
 from evidex.schemas.field import FieldExtraction
@@ -62,7 +62,13 @@ def _json(value: Any) -> Any:
 
 
 def verify_field(
-    kind: str, fe: FieldExtraction[Any], doc: DocText, lines: pd.DataFrame
+    kind: str,
+    fe: FieldExtraction[Any],
+    doc: DocText,
+    lines: pd.DataFrame,
+    *,
+    date_order: str | None = None,
+    near: int | None = None,
 ) -> FieldResult:
     value = _json(fe.value)
     base = {
@@ -87,7 +93,7 @@ def verify_field(
             reasons=["a value was given without a quote from the document"],
             **base,
         )
-    match = doc.locate(fe.quote, fe.line_start, fe.line_end)
+    match = doc.locate(fe.quote, fe.line_start, fe.line_end, near)
     if match is None:
         return FieldResult(
             status=Status.UNSUPPORTED,
@@ -108,10 +114,7 @@ def verify_field(
     if match.level == "fuzzy":
         review.append(f"the quote matches the document only approximately ({match.score:.0f}%)")
     if match.ambiguous:
-        review.append(
-            f"the quote occurs {match.occurrences} times and the cited lines do not "
-            "settle which one is meant"
-        )
+        review.append(f"the quote occurs {match.occurrences} times and the {_AMBIGUOUS}")
     hidden = lines.iloc[rows]
     hidden = hidden[~hidden["visible"]]
     if len(hidden):
@@ -123,7 +126,7 @@ def verify_field(
         review.append("the field is marked found but has no value")
         computed = False
     else:
-        check = check_value(kind, value, doc.raw_text(match.ranges))
+        check = check_value(kind, value, doc.raw_text(match.ranges), date_order)
         computed = check.computed
         if not check.ok:
             review.append(check.reason)
@@ -149,12 +152,23 @@ def verify(
     schema: SchemaDef, output: BaseModel, lines: pd.DataFrame, doc: DocText | None = None
 ) -> Verification:
     doc = doc or DocText(lines)
+    order = date_order(doc.raw)
+    leaves = list(iter_leaves(output, schema.leaves))
     fields: dict[str, FieldResult] = {}
-    values: dict[str, tuple[str, Any]] = {}
-    for leaf in iter_leaves(output, schema.leaves):
-        result = verify_field(leaf.spec.kind, leaf.extraction, doc, lines)
-        fields[leaf.path] = result
-        values[leaf.path] = (leaf.spec.kind, result.value)
+    for leaf in leaves:
+        fields[leaf.path] = verify_field(
+            leaf.spec.kind, leaf.extraction, doc, lines, date_order=order
+        )
+    # A quote found in several places, none of them cited: the place nearest the sibling fields
+    # of the same object (an invoice line's other cells, a party's other details) is the one.
+    for leaf in leaves:
+        if _AMBIGUOUS in " ".join(fields[leaf.path].reasons):
+            near = _sibling_line(leaf.path, fields)
+            if near is not None:
+                fields[leaf.path] = verify_field(
+                    leaf.spec.kind, leaf.extraction, doc, lines, date_order=order, near=near
+                )
+    values = {leaf.path: (leaf.spec.kind, fields[leaf.path].value) for leaf in leaves}
     found = {p: r.status in (Status.VERIFIED, Status.NEEDS_REVIEW) for p, r in fields.items()}
     for failure in check_rules(schema.rules, values, found):
         for path in failure.paths:
@@ -164,6 +178,26 @@ def verify(
             if result.status in (Status.VERIFIED, Status.NOT_FOUND):
                 result.status = Status.NEEDS_REVIEW
     return Verification(fields, _data(output))
+
+
+_AMBIGUOUS = "cited lines do not settle which one is meant"
+
+
+def _sibling_line(path: str, fields: dict[str, FieldResult]) -> int | None:
+    """The median line of the located, unambiguous fields in the same object as ``path``."""
+    if "." not in path:
+        return None
+    parent = path.rsplit(".", 1)[0] + "."
+    lines = sorted(
+        f.line_start
+        for p, f in fields.items()
+        if p != path
+        and p.startswith(parent)
+        and f.line_start is not None
+        and f.match != "none"
+        and _AMBIGUOUS not in " ".join(f.reasons)
+    )
+    return lines[len(lines) // 2] if lines else None
 
 
 def _data(output: BaseModel) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 Imports nothing else of evidex.
 """
 
+from .answer import NOT_FOUND, build_answer
 from .errors import ConfigError, EvidexError, InputError, RunError, SchemaInvalid
 from .field import FieldExtraction, Kind, field
 from .jsonschema import schema_from_json
@@ -18,6 +19,7 @@ __all__ = [
     "BUILTIN",
     "LEGACY_LIMITS",
     "LIMITS",
+    "NOT_FOUND",
     "Address",
     "Amount",
     "Box",
@@ -46,6 +48,7 @@ __all__ = [
     "SumRule",
     "Summary",
     "Trace",
+    "build_answer",
     "builtin_names",
     "field",
     "get_schema",

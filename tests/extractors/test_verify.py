@@ -307,3 +307,48 @@ def test_sum_rule_is_silent_when_a_part_is_missing() -> None:
     assert result.fields["total"].status == Status.VERIFIED
     assert result.fields["subtotal"].status == Status.VERIFIED
     assert result.fields["tax"].status == Status.NOT_FOUND
+
+
+def _dates_doc(*lines: str, due: dict[str, Any], quote: str, line: int) -> Any:
+    text = "\n".join(lines) + "\n"
+    return run({"due_date": leaf(due, quote, line)}, text).fields["due_date"]
+
+
+def test_day_month_order_settled_by_the_document() -> None:
+    lines = ("Invoice date: 25/03/2026", "Due date: 04/05/2026")
+    right = _dates_doc(
+        *lines, due={"iso": "2026-05-04", "original": "04/05/2026"}, quote="04/05/2026", line=2
+    )
+    assert right.status == Status.VERIFIED
+    wrong = _dates_doc(
+        *lines, due={"iso": "2026-04-05", "original": "04/05/2026"}, quote="04/05/2026", line=2
+    )
+    assert wrong.status == Status.NEEDS_REVIEW
+    assert "day first" in wrong.reasons[0]
+
+
+def test_day_month_order_left_to_review_when_nothing_settles_it() -> None:
+    field = _dates_doc(
+        "Due date: 04/05/2026",
+        due={"iso": "2026-04-05", "original": "04/05/2026"},
+        quote="04/05/2026",
+        line=1,
+    )
+    assert field.status == Status.NEEDS_REVIEW
+    assert "not settled by the document" in field.reasons[0]
+
+
+def test_repeated_quote_resolved_by_sibling_fields() -> None:
+    text = "Item   Qty\nBolts   2\nNuts   5\nWashers   2\n"
+    schema = get_schema("invoice")
+    fields = {
+        "line_items[0].description": {**leaf("Bolts", "Bolts", 2)},
+        "line_items[1].description": {**leaf("Washers", "Washers", 4)},
+        "line_items[1].quantity": {**leaf(2, "2", None)},
+    }
+    result = extract(
+        text.encode(), schema, parser=TextParser(), llm=ScriptedLLM(build_answer(schema, fields))
+    )
+    qty = result.fields["line_items[1].quantity"]
+    assert qty.status == Status.VERIFIED, qty.reasons
+    assert (qty.line_start, qty.span_corrected) == (4, True)
