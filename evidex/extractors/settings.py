@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Literal
 
 from pydantic import AliasChoices, Field, SecretStr
@@ -36,8 +35,6 @@ class Settings(BaseSettings):
     llm_backoff_s: float = Field(default=1.0, ge=0.0)
     max_output_tokens: int = 16_384
     parser: Literal["pymupdf"] = "pymupdf"
-    redis_url: str = "redis://127.0.0.1:6379/0"
-    data_dir: Path = Path("./evidex-data")
 
     @property
     def backend(self) -> Literal["openai", "rules"]:

@@ -1,0 +1,97 @@
+"""A job: one document to extract, its lifecycle and where its files are."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["Job", "JobError", "JobEvent", "JobOptions", "JobStatus", "new_job_id", "now"]
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_job_id() -> str:
+    return "job_" + secrets.token_hex(12)
+
+
+class JobStatus(StrEnum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+
+    @property
+    def final(self) -> bool:
+        return self in (JobStatus.SUCCEEDED, JobStatus.FAILED)
+
+
+class JobError(BaseModel):
+    code: str
+    message: str
+
+
+class JobEvent(BaseModel):
+    status: JobStatus
+    at: datetime
+    detail: str = ""
+
+
+class JobOptions(BaseModel):
+    """What a client may choose per job (the ``options`` JSON of ``POST /v1/jobs``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    parser: Literal["pymupdf"] | None = None
+    llm: Literal["openai", "rules"] | None = None
+    model: str | None = None
+    pages: str | None = Field(default=None, description="Page selection, e.g. '1-3,5'.")
+    webhook_url: str | None = None
+
+
+class Job(BaseModel):
+    id: str
+    tenant: str
+    status: JobStatus = JobStatus.QUEUED
+    created_at: datetime = Field(default_factory=now)
+    updated_at: datetime = Field(default_factory=now)
+    filename: str
+    media_type: str = "application/pdf"
+    size: int
+    sha256: str
+    schema_name: str
+    custom_schema: dict[str, Any] | None = None
+    options: JobOptions = Field(default_factory=JobOptions)
+    document_key: str
+    result_key: str | None = None
+    error: JobError | None = None
+    events: list[JobEvent] = Field(default_factory=list)
+    attempts: int = 0
+    idempotency_key: str | None = None
+    reserved_tokens: int = 0
+
+    def public(self) -> dict[str, Any]:
+        """The job as ``GET /v1/jobs/{id}`` shows it (without the result)."""
+        return self.model_dump(
+            mode="json",
+            include={
+                "id",
+                "status",
+                "created_at",
+                "updated_at",
+                "filename",
+                "media_type",
+                "size",
+                "sha256",
+                "schema_name",
+                "options",
+                "error",
+                "events",
+                "attempts",
+            },
+        )

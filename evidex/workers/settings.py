@@ -1,0 +1,35 @@
+"""Settings of the queue, the stores and the workers (environment, read at composition roots)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+
+from evidex.extractors.settings import Settings
+
+__all__ = ["WorkerSettings"]
+
+
+class WorkerSettings(Settings):
+    """Pipeline settings plus where jobs, documents and results live and how tasks run."""
+
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    data_dir: Path = Path("./evidex-data")
+    blob_store: Literal["local", "s3"] = "local"
+    s3_bucket: str = "evidex"
+    s3_endpoint_url: str | None = None  # an S3-compatible server (MinIO, moto, Ceph...)
+    s3_region: str = "us-east-1"
+    job_retention_s: int = Field(default=7 * 24 * 3600, ge=60)
+    task_soft_time_limit_s: int = Field(default=840, ge=10)
+    task_time_limit_s: int = Field(default=900, ge=10)
+    visibility_timeout_s: int = Field(default=3600, ge=60)
+    task_max_retries: int = Field(default=5, ge=0)
+    worker_concurrency: int = Field(default=16, ge=1)
+    monthly_token_budget: int | None = Field(
+        default=None, description="Per tenant and calendar month, in tokens; unset: no budget."
+    )
+    webhook_secret: SecretStr | None = None
+    webhook_allowed_hosts: list[str] = Field(default_factory=list)
+    webhook_max_attempts: int = Field(default=6, ge=1)
