@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
+from evidex.workers.localredis import LocalRedis, reachable
 
 _LOCAL = ("127.", "::1", "localhost")
 _real_connect = socket.socket.connect
@@ -31,3 +34,18 @@ def _no_network_no_keys(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     ):
         monkeypatch.delenv(name, raising=False)
     yield
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """A real Redis for integration tests: $EVIDEX_TEST_REDIS_URL, else database 15 of the local
+    Redis on 6379, else a private redis-server started for this session. Tests namespace their
+    keys (a random prefix or queue name) so they never touch data of other users of the server."""
+    configured = os.environ.get("EVIDEX_TEST_REDIS_URL")
+    if configured:
+        yield configured
+    elif reachable("redis://127.0.0.1:6379/0"):
+        yield "redis://127.0.0.1:6379/15"
+    else:
+        with LocalRedis.start() as local:
+            yield local.url.rsplit("/", 1)[0] + "/15"
