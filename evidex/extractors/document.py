@@ -35,6 +35,8 @@ __all__ = [
     "Word",
     "make_lines",
     "make_pages",
+    "parse_pages",
+    "select_pages",
 ]
 
 Word = tuple[int, int, float, float, float, float]
@@ -92,3 +94,40 @@ class Parser(Protocol):
     name: str
 
     def parse(self, data: bytes, filename: str) -> ParsedDocument: ...
+
+
+def parse_pages(spec: str, page_count: int) -> list[int]:
+    """Pages named by ``"1-3,5"`` (1-based, in order, without repeats), checked against the count.
+
+    Raises ``ValueError`` with a message for the person who wrote the selection.
+    """
+    pages: list[int] = []
+    for part in (p.strip() for p in spec.split(",")):
+        if not part:
+            continue
+        first, _, last = part.partition("-")
+        try:
+            lo, hi = int(first), int(last or first)
+        except ValueError:
+            raise ValueError(
+                f"page selection {spec!r}: {part!r} is not a page or a range"
+            ) from None
+        if lo < 1 or hi < lo:
+            raise ValueError(f"page selection {spec!r}: {part!r} is not a valid range")
+        if hi > page_count:
+            raise ValueError(f"page selection {spec!r}: the document has {page_count} page(s)")
+        pages.extend(p for p in range(lo, hi + 1) if p not in pages)
+    if not pages:
+        raise ValueError(f"page selection {spec!r} names no page")
+    return pages
+
+
+def select_pages(document: ParsedDocument, spec: str) -> ParsedDocument:
+    """The document restricted to some pages; global line numbers keep their values, so spans
+    and boxes still point at the same lines of the original file."""
+    pages = parse_pages(spec, document.page_count)
+    lines = document.lines[document.lines["page"].isin(pages)].reset_index(drop=True)
+    page_rows = document.pages[document.pages["page"].isin(pages)].reset_index(drop=True)
+    return ParsedDocument(
+        lines, page_rows, document.sha256, document.filename, document.parser, document.media_type
+    )
