@@ -23,26 +23,10 @@ from evidex.extractors.llm.base import LLMRequest
 from evidex.extractors.llm.openai_backend import OpenAIBackend
 from evidex.extractors.parsers.text import TextParser
 from evidex.extractors.settings import Settings
-from evidex.schemas import ConfigError, SchemaDef, get_schema
+from evidex.schemas import ConfigError, build_answer, get_schema
 
 INVOICE = get_schema("invoice")
-LEAF = {
-    "quote": "",
-    "page": None,
-    "line_start": None,
-    "line_end": None,
-    "found": False,
-    "value": None,
-    "caveat": "",
-}
-NOTES = {
-    "caveats": [],
-    "conflicting_evidence": [],
-    "context_structured": True,
-    "suggested_clarification": "",
-}
 LOCAL = ("127.0.0.1", "localhost", "::1")
-
 
 # -- fixtures -----------------------------------------------------------------------------------
 
@@ -108,36 +92,16 @@ def make(fake: FakeOpenAI, waits: list[float]) -> Iterator[Make]:
 # -- helpers ------------------------------------------------------------------------------------
 
 
-def empty_answer(schema: SchemaDef) -> dict[str, Any]:
-    """A minimal valid wire answer: every leaf not found, lists empty, objects filled."""
-    defs = schema.wire_schema.get("$defs", {})
-
-    def fill(node: dict[str, Any]) -> Any:
-        if "$ref" in node:
-            return fill(defs[node["$ref"].rsplit("/", 1)[-1]])
-        if node.get("type") == "array":
-            return []
-        props = node["properties"]
-        if {"quote", "found", "value"} <= props.keys():
-            return dict(LEAF)
-        return {k: dict(NOTES) if k == "document_notes" else fill(v) for k, v in props.items()}
-
-    answer: dict[str, Any] = fill(schema.wire_schema)
-    return answer
-
-
 def invoice_answer(**leaf: Any) -> dict[str, Any]:
-    answer = empty_answer(INVOICE)
-    answer["invoice_number"] = {
+    """A valid wire answer: the invoice number found on line 1, every other leaf not found."""
+    number = {
         "quote": "Invoice No: INV-1",
         "page": 1,
         "line_start": 1,
         "line_end": 1,
-        "found": True,
         "value": "INV-1",
-        "caveat": "",
-    } | leaf
-    return answer
+    }
+    return build_answer(INVOICE, {"invoice_number": number | leaf})
 
 
 def request() -> LLMRequest:
