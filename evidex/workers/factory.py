@@ -1,0 +1,32 @@
+"""Build the configured stores from :class:`WorkerSettings` (called at the composition roots).
+
+Backends are imported inside the functions, so a deployment on local files never imports
+``boto3`` and the in-memory fakes never import ``redis``.
+"""
+
+from __future__ import annotations
+
+from evidex.workers.settings import WorkerSettings
+from evidex.workers.stores import BlobStore, JobStore
+
+__all__ = ["make_blob_store", "make_job_store"]
+
+
+def make_blob_store(settings: WorkerSettings) -> BlobStore:
+    """``local``: files under ``data_dir``; ``s3``: the bucket ``s3_bucket`` (must exist)."""
+    if settings.blob_store == "s3":
+        from evidex.workers.blobstore_s3 import S3BlobStore
+
+        return S3BlobStore(
+            settings.s3_bucket, endpoint_url=settings.s3_endpoint_url, region=settings.s3_region
+        )
+    from evidex.workers.blobstore_local import LocalBlobStore
+
+    return LocalBlobStore(settings.data_dir)
+
+
+def make_job_store(settings: WorkerSettings) -> JobStore:
+    """Job records in the Redis at ``redis_url``, kept ``job_retention_s`` after each write."""
+    from evidex.workers.jobstore_redis import RedisJobStore
+
+    return RedisJobStore.from_url(settings.redis_url, retention_s=settings.job_retention_s)
