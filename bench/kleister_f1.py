@@ -3,7 +3,10 @@ beside the upstream baseline's own output for the same documents.
 
 Metric (upstream ``config.txt``: ``MultiLabel-F1:uN<F1(UC)>``): F1 over upper-cased
 ``key=value`` labels, counts summed over all documents. Values use the upstream normalisation:
-spaces become ``_``, dates ``YYYY-MM-DD``, terms ``3_years``.
+spaces become ``_``, dates ``YYYY-MM-DD``, terms ``3_years`` (``1_year``), party names without
+commas (upstream writes ``JDA_SOFTWARE_GROUP_INC.`` for "JDA Software Group, Inc."). A
+per-key table (the upstream ``date``/``party``/``juris``/``term`` metrics) follows the overall
+one.
 
     .venv/bin/python -m bench.kleister_f1
 """
@@ -51,12 +54,13 @@ def labels(result: Result, verified_only: bool) -> Counter[str]:
         out[f"JURISDICTION={norm(jurisdiction(law))}"] += 1
     term = value("term")
     if term:
-        out[f"TERM={int(term['amount'])}_{term['unit'].upper()}"] += 1
+        amount, unit = int(term["amount"]), term["unit"]
+        out[f"TERM={amount}_{unit[:-1] if amount == 1 else unit}".upper()] += 1
     i = 0
     while f"parties[{i}].name" in result.fields:
         name = value(f"parties[{i}].name")
         if name:
-            out[f"PARTY={norm(name.rstrip(','))}"] += 1
+            out[f"PARTY={norm(name.replace(',', ''))}"] += 1
         i += 1
     return out
 
@@ -71,6 +75,30 @@ def f1(pairs: list[tuple[Counter[str], Counter[str]]]) -> tuple[float, float, fl
     p = tp / (tp + fp) if tp + fp else 0.0
     r = tp / (tp + fn) if tp + fn else 0.0
     return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+
+KEYS = ("EFFECTIVE_DATE", "PARTY", "JURISDICTION", "TERM")
+
+
+Pairs = list[tuple[Counter[str], Counter[str]]]
+
+
+def only(key: str, pairs: Pairs) -> Pairs:
+    """The pairs restricted to one key's labels."""
+
+    def keep(labels: Counter[str]) -> Counter[str]:
+        return Counter({k: n for k, n in labels.items() if k.startswith(key + "=")})
+
+    return [(keep(p), keep(e)) for p, e in pairs]
+
+
+def counts(pairs: Pairs) -> tuple[int, int, int]:
+    tp = sum(sum((p & e).values()) for p, e in pairs)
+    return (
+        tp,
+        sum(sum(p.values()) for p, _ in pairs) - tp,
+        sum(sum(e.values()) for _, e in pairs) - tp,
+    )
 
 
 def tsv_labels(line: str) -> Counter[str]:
@@ -110,6 +138,17 @@ def main() -> int:
     ):
         p, r, f = f1(pairs)
         print(f"{name:34} {p * 100:6.2f} {r * 100:6.2f} {f * 100:6.2f}")
+    print()
+    head = f"{'per key':16} {'baseline P/R/F1':>20}   {'evidex rules (all) P/R/F1':>26}"
+    print(f"{head} {'tp/fp/fn':>11}")
+    for key in KEYS:
+        bp, br, bf = f1(only(key, base))
+        p, r, f = f1(only(key, ours_all))
+        tp, fp, fn = counts(only(key, ours_all))
+        print(
+            f"{key:16} {bp * 100:6.2f} {br * 100:6.2f} {bf * 100:6.2f}   "
+            f"{p * 100:8.2f} {r * 100:8.2f} {f * 100:8.2f}   {tp:3d}/{fp:2d}/{fn:2d}"
+        )
     return 0
 
 

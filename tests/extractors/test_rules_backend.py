@@ -332,6 +332,11 @@ def test_contract_quotes_are_the_stating_words() -> None:
     }
 
 
+def test_a_negation_split_over_lines_is_not_read_as_a_renewal() -> None:
+    text = "This Agreement shall not\nautomatically renew.\n"
+    assert not fields(run(text, "contract"), "contract")["auto_renewal"].found
+
+
 def test_a_negated_renewal_is_false() -> None:
     got = fields(run("This Agreement shall not automatically renew.\n", "contract"), "contract")
     assert (got["auto_renewal"].value, got["auto_renewal"].quote) == (
@@ -524,3 +529,401 @@ def test_samples_match_their_expected_values(name: str) -> None:
         p: v for p, v in got.items() if p not in expected or not _same(v, expected[p]["value"])
     }
     assert extra == {}
+
+
+# -- contract clauses read across line breaks (clauses.py) ----------------------------------
+
+
+def _date(iso: str, original: str) -> dict[str, str]:
+    return {"iso": iso, "original": original}
+
+
+def _years(amount: float, unit: str = "years") -> dict[str, Any]:
+    return {"amount": amount, "unit": unit}
+
+
+CLAUSE_CASES = [
+    # governing law: the jurisdiction's name only, inside the stating words
+    (
+        "law-governed-and-construed",
+        "This Agreement shall be governed by and construed in accordance with the laws of the "
+        "State of Delaware.\n",
+        "governing_law",
+        "Delaware",
+        "governed by and construed in accordance with the laws of the State of Delaware",
+        1,
+    ),
+    (
+        "law-internal-commonwealth",
+        "shall be governed by, and construed in accordance with, the internal laws of the "
+        "Commonwealth of Massachusetts, without\n",
+        "governing_law",
+        "Massachusetts",
+        "governed by, and construed in accordance with, the internal laws of the Commonwealth "
+        "of Massachusetts",
+        1,
+    ),
+    (
+        "law-construed-under",
+        "This Agreement shall be construed under the laws of New York.\n",
+        "governing_law",
+        "New York",
+        "construed under the laws of New York",
+        1,
+    ),
+    (
+        "law-two-words-and",
+        "governed by the laws of England and Wales, and the courts of London\n",
+        "governing_law",
+        "England and Wales",
+        "governed by the laws of England and Wales",
+        1,
+    ),
+    (
+        "law-shall-govern",
+        "The laws of the State of Indiana shall govern this Agreement.\n",
+        "governing_law",
+        "Indiana",
+        "The laws of the State of Indiana shall govern",
+        1,
+    ),
+    (
+        "law-wrapped",
+        "This Agreement shall be governed by and construed in accordance with the laws of the "
+        "State of\nCalifornia, without regard to conflicts of law.\n",
+        "governing_law",
+        "California",
+        "California",
+        2,
+    ),
+    (
+        "law-over-a-page-number",
+        "This Agreement shall be governed by and construed in\n6\naccordance with the laws of "
+        "the State of Delaware applicable to agreements made therein.\n",
+        "governing_law",
+        "Delaware",
+        "accordance with the laws of the State of Delaware",
+        3,
+    ),
+    # the agreement's own date, in its opening paragraphs
+    (
+        "date-made-and-entered-into-as-of",
+        "This Agreement is made and entered into as of January 25, 2012, by and between "
+        "Alpha Inc. and Beta LLC.\n",
+        "effective_date",
+        _date("2012-01-25", "January 25, 2012"),
+        "made and entered into as of January 25, 2012",
+        1,
+    ),
+    (
+        "date-dated-as-of",
+        "THIS AGREEMENT, dated as of March 31, 2012, is between the parties.\n",
+        "effective_date",
+        _date("2012-03-31", "March 31, 2012"),
+        "dated as of March 31, 2012",
+        1,
+    ),
+    (
+        "date-day-of",
+        "THIS NON-DISCLOSURE AGREEMENT (this “Agreement”), dated this 11th day of January, "
+        "2012, is by and among\n",
+        "effective_date",
+        _date("2012-01-11", "11th day of January, 2012"),
+        "dated this 11th day of January, 2012",
+        1,
+    ),
+    (
+        "date-made-to-be-effective-on",
+        "This Agreement is made to be effective on 30th day of April, 2009, between Alpha Corp "
+        "and Beta LLC.\n",
+        "effective_date",
+        _date("2009-04-30", "30th day of April, 2009"),
+        "made to be effective on 30th day of April, 2009",
+        1,
+    ),
+    (
+        "date-made",
+        "Agreement made December 28, 2018 between Flexsteel Industries, Inc. and Jerald K. "
+        "Dittmer.\n",
+        "effective_date",
+        _date("2018-12-28", "December 28, 2018"),
+        "made December 28, 2018",
+        1,
+    ),
+    (
+        "date-effective-as-from",
+        "This Outsourcing Agreement is effective as from the 1st day of January, 2009, by and "
+        "between:\n",
+        "effective_date",
+        _date("2009-01-01", "1st day of January, 2009"),
+        "effective as from the 1st day of January, 2009",
+        1,
+    ),
+    (
+        "date-defined-effective-date",
+        "1. Terms.\n2. Notices.\n3. Misc.\n4. a\n5. b\n6. c\n7. d\nSigned on this date, which "
+        "is July 31, 2008 (the “Effective Date”).\n",
+        "effective_date",
+        _date("2008-07-31", "July 31, 2008"),
+        "July 31, 2008 (the “Effective Date”)",
+        8,
+    ),
+    # the term: what the agreement says of its own length
+    (
+        "term-of-this-agreement-shall-be",
+        "8. Term. The term of this Agreement shall be two (2) years from the Effective Date.\n",
+        "term",
+        _years(2),
+        "term of this Agreement shall be two (2) years",
+        1,
+    ),
+    (
+        "term-wrapped",
+        "Unless terminated earlier by written notice, the term of this\nAgreement shall be for "
+        "three (3) years.\n",
+        "term",
+        _years(3),
+        "Agreement shall be for three (3) years",
+        2,
+    ),
+    (
+        "term-remain-in-effect-for",
+        "This Agreement shall remain in effect for three years.\n",
+        "term",
+        _years(3),
+        "This Agreement shall remain in effect for three years",
+        1,
+    ),
+    (
+        "term-terminate-after",
+        "This Agreement shall terminate two years after the date of this Agreement.\n",
+        "term",
+        _years(2),
+        "This Agreement shall terminate two years after",
+        1,
+    ),
+    (
+        "term-obligations-hereunder",
+        "Except as otherwise provided, the obligations hereunder shall terminate five years "
+        "from the date hereof.\n",
+        "term",
+        _years(5),
+        "the obligations hereunder shall terminate five years from",
+        1,
+    ),
+    (
+        "term-expire-months",
+        "This Agreement shall expire twelve months from the effective date hereof.\n",
+        "term",
+        _years(12, "months"),
+        "This Agreement shall expire twelve months from",
+        1,
+    ),
+    (
+        "term-defined-term",
+        "It applies to information furnished for a period of one year following the Effective "
+        "Date (“the Term”).\n",
+        "term",
+        _years(1),
+        "for a period of one year following the Effective Date (“the Term”)",
+        1,
+    ),
+    (
+        "term-heading",
+        "6. TERM. The period during which disclosures may be made under this Agreement shall "
+        "be one (1) year, and\n",
+        "term",
+        _years(1),
+        "6. TERM. The period during which disclosures may be made under this Agreement shall "
+        "be one (1) year",
+        1,
+    ),
+    (
+        "term-quote-on-word-boundaries",
+        "6.1This Agreement shall terminate in its entirety one year after the date hereof.\n",
+        "term",
+        _years(1),
+        "6.1This Agreement shall terminate in its entirety one year after",
+        1,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "path", "value", "quote", "line"),
+    [c[1:] for c in CLAUSE_CASES],
+    ids=[c[0] for c in CLAUSE_CASES],
+)
+def test_contract_clause_has_exact_value_quote_and_line(
+    text: str, path: str, value: Any, quote: str, line: int
+) -> None:
+    field = fields(run(text, "contract"), "contract")[path]
+    assert (field.model_dump(mode="json")["value"], field.quote, field.line_start) == (
+        value,
+        quote,
+        line,
+    )
+    assert field.line_end == line
+    visible = [x for x in text.splitlines() if x.strip()]
+    assert quote in visible[line - 1]
+
+
+def test_a_wrapped_sentence_says_where_it_starts() -> None:
+    text = "This Agreement shall be governed by the laws of the State of\nCalifornia.\n"
+    law = fields(run(text, "contract"), "contract")["governing_law"]
+    assert (law.value, law.quote, law.line_start) == ("California", "California", 2)
+    assert law.caveat == "the sentence starts on line 1"
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("The Company is organized under the laws of Delaware.\n", "governing_law"),
+        (
+            "This Agreement shall be construed in accordance with the laws of any state in which "
+            "it is performed.\n",
+            "governing_law",
+        ),
+        (  # the jurisdiction's name is split over two lines: no line can quote it
+            "This Agreement shall be governed by the laws of the State of New\nJersey.\n",
+            "governing_law",
+        ),
+        ("This Agreement is effective as of the date last signed below.\n", "effective_date"),
+        ("This Agreement is dated as of ____________, 20__.\n", "effective_date"),
+        (  # another agreement's date
+            "This letter supersedes the Mutual Nondisclosure Agreement, dated October 6, 2011, "
+            "between you and us.\n",
+            "effective_date",
+        ),
+        (  # after the recitals and numbered sections begin, a date is not the agreement's own
+            "MUTUAL NDA\nThe parties agree:\nWHEREAS, A\nB\nC\nD\nE\n1. Definitions.\nThis "
+            "Agreement was entered into as of May 1, 2020.\n",
+            "effective_date",
+        ),
+        (  # the date is split over two lines
+            "This Agreement is made as of June 22,\n2016, by and between Alpha Corp and Beta "
+            "LLC.\n",
+            "effective_date",
+        ),
+        (  # a restriction's period, not the agreement's term
+            "Employee shall not, for a period of one (1) year following termination, compete.\n",
+            "term",
+        ),
+        (  # "Term" carries on the sentence of the line above: prose, not a label
+            "Employee shall not, during the\nTerm and for a period of two years thereafter, "
+            "solicit any employee.\n",
+            "term",
+        ),
+        (  # an anniversary names no duration the quote could show
+            "This Agreement shall continue until the second anniversary of the Effective Date.\n",
+            "term",
+        ),
+    ],
+    ids=[
+        "law-incorporation",
+        "law-any-state",
+        "law-split-name",
+        "date-when-signed",
+        "date-blank",
+        "date-other-agreement",
+        "date-after-preamble",
+        "date-split",
+        "term-restriction",
+        "term-label-in-prose",
+        "term-anniversary",
+    ],
+)
+def test_contract_clauses_that_state_no_value(text: str, path: str) -> None:
+    field = fields(run(text, "contract"), "contract")[path]
+    assert (field.found, field.value, field.quote, field.line_start) == (False, None, "", None)
+
+
+PARTY_CASES = [
+    (
+        "middle-initial",
+        "This Agreement is made between Kenneth M. Bate (“Employee”) and NitroMed, Inc. (the "
+        "“Company”).\n",
+        [("Kenneth M. Bate", 1, "Employee"), ("NitroMed, Inc.", 1, "Company")],
+    ),
+    (
+        "descriptions-and-roles",
+        "This Agreement is entered into by and between JDA Software Group, Inc., a Delaware "
+        "corporation (together with its subsidiaries, “JDA”), and\nRedPrairie Holding, Inc., a "
+        "Delaware corporation (“RHI”).\n",
+        [("JDA Software Group, Inc.", 1, "JDA"), ("RedPrairie Holding, Inc.", 2, "RHI")],
+    ),
+    (
+        "role-on-next-line",
+        "This Agreement is made by and between Intercept Pharmaceuticals, Inc. (the\n“Company”) "
+        "and David Shapiro (the “Employee”).\n",
+        [("Intercept Pharmaceuticals, Inc.", 1, "Company"), ("David Shapiro", 2, "Employee")],
+    ),
+    (
+        "among-list",
+        "This Agreement is by and among TESARO, Inc. (“TESARO”), GSK LLC (“GSK”), and Ajinomoto "
+        "Althea, Inc. (“ABPS”).\n",
+        [
+            ("TESARO, Inc.", 1, "TESARO"),
+            ("GSK LLC", 1, "GSK"),
+            ("Ajinomoto Althea, Inc.", 1, "ABPS"),
+        ],
+    ),
+    (
+        "lower-case-name",
+        "This Agreement is entered into by and between Patricia Sueltz (the “Employee”), on the "
+        "one hand, and salesforce.com, inc. (the “Company”), on the other hand.\n",
+        [("Patricia Sueltz", 1, "Employee"), ("salesforce.com, inc.", 1, "Company")],
+    ),
+    (
+        "between-colon-list",
+        "CONSULTING AGREEMENT\nTHIS AGREEMENT is dated for reference the 1st day of February, "
+        '2020. BETWEEN:\nCORAL GOLD RESOURCES LTD., a company incorporated\n(the "Company")\n'
+        'AND:\nINTERMARK CAPITAL CORP., a company incorporated\n(the "Consultant")\n',
+        [("CORAL GOLD RESOURCES LTD.", 3, "Company"), ("INTERMARK CAPITAL CORP.", 6, "Consultant")],
+    ),
+    (
+        "names-on-their-own-lines",
+        "OUTSOURCING AGREEMENT\nBETWEEN\nVIRTUAL ITEM PROCESSING SYSTEMS, INC.\nAnd\nBROKERS "
+        "NATIONAL LIFE ASSURANCE COMPANY\nE - 4\n",
+        [
+            ("VIRTUAL ITEM PROCESSING SYSTEMS, INC.", 3, None),
+            ("BROKERS NATIONAL LIFE ASSURANCE COMPANY", 5, None),
+        ],
+    ),
+    (
+        "a-name-split-over-lines-is-left-out",
+        "This Agreement is made by and between Alpha Corp, a Delaware corporation, and\nBeta\n"
+        "Holdings, Inc.\n",
+        [("Alpha Corp", 1, None)],
+    ),
+    ("defined-terms-are-no-names", "Nothing here is between the Company and the Employee.\n", []),
+    (
+        "a-reference-in-parentheses",
+        "Effective immediately prior to the Merger (as defined in the Agreement and Plan of "
+        "Merger, by and among Alpha, Inc. (“Alpha”), Beta Corp. and Gamma LLC), you will be "
+        "terminated.\n",
+        [],
+    ),
+    ("a-short-name-in-a-heading", "CONFIDENTIALITY AGREEMENT BY AND BETWEEN AUSPEX AND TEVA\n", []),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"), [c[1:] for c in PARTY_CASES], ids=[c[0] for c in PARTY_CASES]
+)
+def test_contract_parties_have_exact_names_roles_and_lines(
+    text: str, want: list[tuple[str, int, str | None]]
+) -> None:
+    got = fields(run(text, "contract"), "contract")
+    visible = [x for x in text.splitlines() if x.strip()]
+    parties = []
+    for i in range(len(want) + 1):
+        name, role = got.get(f"parties[{i}].name"), got.get(f"parties[{i}].role")
+        if name is None or role is None:
+            break
+        assert name.line_start is not None and name.quote == name.value
+        assert name.quote in visible[name.line_start - 1]
+        if role.line_start is not None:
+            assert role.quote in visible[role.line_start - 1]
+        parties.append((name.value, name.line_start, role.value))
+    assert parties == want

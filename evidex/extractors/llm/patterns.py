@@ -26,11 +26,11 @@ from text_to_num import text2num
 
 __all__ = [
     "ANCHORED",
-    "KIND_PHRASES",
+    "DATE_TEXT",
+    "DURATION_TEXT",
     "LABELS",
     "PARENT_LABELS",
     "PERCENT_PREFIX",
-    "PHRASES",
     "SEARCHED",
     "Match",
     "Span",
@@ -45,7 +45,6 @@ __all__ = [
     "near_value",
     "norm_label",
     "parse_string",
-    "party_spans",
     "plausible_heading",
     "split_items",
 ]
@@ -91,8 +90,7 @@ phone               telephone | phone | mobile | tel | cell | telefon
 bank_name           bank name | bank
 account_holder      account holder | account name | beneficiary | kontoinhaber
 payment_reference   payment reference | verwendungszweck | reference | ref
-effective_date      effective date | effective as of | dated as of | entered into as of
-                    | made as of | effective
+effective_date      effective date | effective as of | effective
 expiration_date     expiration date | expiry date | expires on | end date | valid until
                     | terminates on | ending on | ends on
 term                initial term | term of this agreement | term
@@ -135,29 +133,6 @@ PARENT_LABELS: dict[str, tuple[str, ...]] = {
     "payment": ("payment", "bank details"),
 }
 
-# Sentences that state a value without a label; group ``v`` holds it unless a fixed value is
-# given. Tried in order on each line (negations first); keyed by field name, or by kind.
-_LAW = re.compile(
-    r"(?i:governed\s+by|construed\s+(?:in\s+accordance\s+with|under))\s+"
-    r"(?i:(?:and\s+construed\s+in\s+accordance\s+with\s+)?(?:the\s+)?laws?\s+of\s+(?:the\s+)?"
-    r"(?:(?:state|commonwealth|province|federal\s+republic|republic|kingdom)\s+of\s+)?)"
-    r"(?P<v>[A-Z][A-Za-z'-]*(?:\s+(?:(?:and|of)\s+)?[A-Z][A-Za-z'-]*)*)"
-)
-_RENEW = r"(?:automatically\s+(?:be\s+)?renew(?:ed|s)?|renew(?:ed|s)?\s+automatically|auto-?renew)"
-_NO_RENEWAL = re.compile(
-    rf"(?i)\b(?:shall|will|does|is)\s+not\s+(?:be\s+)?{_RENEW}|\bno\s+automatic\s+renewal"
-)
-_RENEWAL = re.compile(rf"(?i)\b{_RENEW}")
-_YEARS = re.compile(
-    r"(?i)\b(?P<v>\d+(?:[.,]\d+)?)\s*\+?\s*(?:years?|yrs\.?)\s+(?:of\s+)?(?:[a-z-]+\s+){0,2}experience"
-)
-Phrases = tuple[tuple[re.Pattern[str], Any], ...]
-PHRASES: dict[str, Phrases] = {
-    "governing_law": ((_LAW, None),),
-    "auto_renewal": ((_NO_RENEWAL, False), (_RENEWAL, True)),
-}
-KIND_PHRASES: dict[str, Phrases] = {"years": ((_YEARS, None),)}
-
 _CURRENCIES = frozenset(list_currencies())
 _SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY"}
 _NUM = r"[-−]?\d{1,3}(?:[.,'\u00a0\u202f ]\d{3})+(?:[.,]\d{1,2})?|[-−]?\d+(?:[.,]\d{1,2})?"
@@ -174,22 +149,25 @@ _MONTH = (
     r"july?|juli|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|okt(?:ober)?|nov(?:ember)?|"
     r"dec(?:ember)?|dez(?:ember)?"
 )
-_DATE = re.compile(
-    rf"(?i)(?<!\d)(?P<ymd>\d{{4}}-\d{{1,2}}-\d{{1,2}})|(?P<dot>\d{{1,2}}\.\d{{1,2}}\.(?:\d{{4}}|\d{{2}}))"
+# The date and duration grammars, also embedded in the clause sentences (``clauses.py``).
+DATE_TEXT = (
+    rf"(?<!\d)(?P<ymd>\d{{4}}-\d{{1,2}}-\d{{1,2}})|(?P<dot>\d{{1,2}}\.\d{{1,2}}\.(?:\d{{4}}|\d{{2}}))"
     rf"|(?P<sl>\d{{1,2}}[/-]\d{{1,2}}[/-]\d{{4}})"
     rf"|(?P<dm>\d{{1,2}}(?:st|nd|rd|th)?\.?\s+(?:day\s+of\s+)?(?:{_MONTH})\.?,?\s+\d{{4}})"
     rf"|(?P<md>(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}})"
     rf"|(?P<my>(?:{_MONTH})\.?,?\s+\d{{4}})(?!\d)"
 )
+_DATE = re.compile("(?i)" + DATE_TEXT)
 _WORDS = (
     r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
     r"fifteen|sixteen|seventeen|eighteen|nineteen|(?:twenty|thirty|forty|fifty|sixty|"
     r"seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?"
 )
-_DURATION = re.compile(
-    rf"(?i)\b(?:(?P<w>{_WORDS})\s*\(\s*(?P<n1>\d+)\s*\)|(?P<n2>\d+(?:\.\d+)?)|(?P<w2>{_WORDS}))"
+DURATION_TEXT = (
+    rf"\b(?:(?P<w>{_WORDS})\s*\(\s*(?P<n1>\d+)\s*\)|(?P<n2>\d+(?:\.\d+)?)|(?P<w2>{_WORDS}))"
     r"[\s-]*(?P<q>business\s+|calendar\s+)?(?P<u>day|week|month|year)s?\b(?:['’]s?)?"
 )
+_DURATION = re.compile("(?i)" + DURATION_TEXT)
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 _URL = re.compile(
     r"(?i)(?:https?://|www\.)[^\s<>()\"']+|\b(?:[a-z0-9-]+\.)*"
@@ -476,18 +454,10 @@ SEARCHED: dict[str, Callable[[str], list[Match]]] = {
 }
 
 
-# -- helpers for the backend: labels, items, parties, headings -----------------------------
+# -- helpers for the backend: labels, items, headings ---------------------------------------------
 
 _BREAK = re.compile(r"[;)]|[,.](?:\s|$)")  # a clause ends between a label and a value
 _NOT_A_NAME = {"curriculum vitae", "resume", "résumé", "invoice", "agreement", "contract"}
-_TOKEN = re.compile(r"\s*([^\s,;:()“”\"]+)")
-_CONNECTORS = {"of", "and", "de", "für", "und", "&"}
-_ABBREV = {"inc", "ltd", "co", "corp", "llc", "l.l.c", "s.a", "n.a", "b.v", "n.v", "plc", "ag"}
-_SUFFIX = re.compile(r",\s*(?:Inc|Ltd|LLC|L\.L\.C|Corp|Co|GmbH|AG|S\.A|B\.V|N\.V|plc|LLP|LP)\b\.?")
-_ROLE = re.compile(
-    r"\(\s*(?:the\s+|hereinafter\s+(?:referred\s+to\s+as\s+)?(?:the\s+)?)?"
-    r"[\"“'‘](?P<r>[^\"”'’]+)[\"”'’]\s*\)"
-)
 
 
 def description_label(description: str) -> list[str]:
@@ -535,34 +505,6 @@ def split_items(text: str, pos: int) -> list[tuple[int, int]]:
             spans.append((start, k))
             start = k + 1
     return [*spans, (start, len(text))]
-
-
-def party_spans(text: str, start: int, end: int) -> tuple[Span, Span | None] | None:
-    """The party's name span (capitalised words; ", Inc." kept) and its defined role's span."""
-    the = re.compile(r"the\s+").match(text, start, end)
-    pos = the.end() if the else start
-    tokens: list[tuple[int, int, str]] = []
-    while m := _TOKEN.match(text, pos, end):
-        word = m.group(1)
-        if not (word[0].isupper() or word[0].isdigit() or (tokens and word in _CONNECTORS)):
-            break
-        tokens.append((m.start(1), m.end(1), word))
-        pos = m.end()
-        if word.endswith("."):
-            break
-    while tokens and tokens[-1][2] in _CONNECTORS:
-        tokens.pop()
-    if not tokens or not re.search(r"[A-Za-z]", tokens[0][2]):
-        return None
-    name_end, last = tokens[-1][1], tokens[-1][2]
-    if last.endswith(".") and last.rstrip(".").lower() not in _ABBREV:
-        name_end -= 1
-    elif suffix := _SUFFIX.match(text, name_end, end):
-        name_end = suffix.end()
-    role = _ROLE.search(text, name_end, end)
-    if role and " and " in text[name_end : role.start()]:
-        role = None
-    return (tokens[0][0], name_end), (role.span("r") if role else None)
 
 
 def plausible_heading(path: str, text: str) -> bool:

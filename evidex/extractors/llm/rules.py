@@ -7,12 +7,17 @@ name, so it works for custom schemas too. Where to look, best first:
 
 1. a label that names the parent too ("Customer VAT ID: …" for ``buyer.vat_id``), or a plain
    label inside a block headed by the parent ("Bill to" … "Email: …");
-2. a sentence that states the value ("governed by the laws of …"), or a plain label from the
-   field's name, its synonyms (:data:`~.patterns.LABELS`) or a short description
-   ("Invoice No: …", "Due date 14.04.2026", a label alone with its value on the next line);
+2. a sentence that states the value, read across line breaks (:mod:`.clauses`: "governed by
+   and construed in accordance with the laws of …", "made and entered into as of …", "the term
+   of this Agreement shall be …"), or a plain label from the field's name, its synonyms
+   (:data:`~.patterns.LABELS`) or a short description ("Invoice No: …", "Due date
+   14.04.2026", a label alone with its value on the next line);
 3. a pattern that identifies itself without a label: an email, a URL, an international phone
    number, an IBAN or EU VAT ID whose check digits hold, the currency of a written amount;
 4. for a top-level ``full_name``/``name``/``title``, the most prominent line of page 1.
+
+A list of parties comes from the opening "between X (the "Supplier") and Y" / "among X, Y and
+Z" sentence, leaving out terms the agreement defines ("the Company", "Employee").
 
 Anything else is ``found: false`` with a null span: an honest gap beats a guess the verifier
 cannot catch (an address, a line item, a headline have no reliable pattern). A span one leaf
@@ -33,13 +38,19 @@ from pydantic import BaseModel
 
 from evidex.extractors.document import ParsedDocument
 from evidex.extractors.llm.base import LLMRequest, LLMResponse
+from evidex.extractors.llm.clauses import (
+    CLAUSES,
+    KIND_CLAUSES,
+    Clause,
+    Flow,
+    parties,
+    whole_words,
+)
 from evidex.extractors.llm.patterns import (
     ANCHORED,
-    KIND_PHRASES,
     LABELS,
     PARENT_LABELS,
     PERCENT_PREFIX,
-    PHRASES,
     SEARCHED,
     Match,
     Span,
@@ -54,7 +65,6 @@ from evidex.extractors.llm.patterns import (
     near_value,
     norm_label,
     parse_string,
-    party_spans,
     plausible_heading,
     split_items,
 )
@@ -89,9 +99,8 @@ _UNLABELLED = {
 }
 _NEXT_LINE_KINDS = {"date", "amount", "currency", "percentage", "duration", "bic", *_UNLABELLED}
 _SITES = ("linkedin", "github", "gitlab", "twitter", "xing")
+_PROSE = re.compile(r"\s+(?:and|or|of|shall|will|is|are|to|in|for|with|by|as)\s")
 _PARTY_LISTS = {"parties", "contract_parties", "contracting_parties"}
-_BETWEEN = re.compile(r"(?i)\bbetween\s+")
-_AND = re.compile(r",?\s+and\s+(?=(?:the\s+)?[A-Z0-9])")
 
 
 class RulesBackend:
@@ -200,6 +209,14 @@ class _Filler:
         self.claimed: set[tuple[int, int, int]] = set()
         self.notes = [NOTE]
         self._cache: dict[str, list[tuple[_Line, Match]]] = {}
+        self._flow: Flow | None = None
+
+    @property
+    def flow(self) -> Flow:
+        """The visible lines as one text, for sentences that wrap (built on first use)."""
+        if self._flow is None:
+            self._flow = Flow([line.text for line in self.lines])
+        return self._flow
 
     # -- walking the schema ------------------------------------------------------------------
 
@@ -290,9 +307,17 @@ class _Filler:
                     not strict
                     and (bool(re.search(r"\W", m.group())) or (colon and not prev.isalpha()))
                 )
-                if rank >= 0 and placed:
+                if rank >= 0 and placed and not self._in_prose(line, m):
                     out.append((line, m, rank, qualified))
         return out
+
+    def _in_prose(self, line: _Line, m: re.Match[str]) -> bool:
+        """A label word that carries on the sentence of the line above is prose, not a label
+        ("… during the" / "Term and for a period of two years thereafter")."""
+        if not line.index or not _PROSE.match(line.text, m.end()):
+            return False
+        above = self.lines[line.index - 1]
+        return above.continued_by(line) and bool(re.search(r"[a-z,]$", above.text.rstrip()))
 
     def _label_hits(self, spec: LeafSpec) -> list[_Hit]:
         hits = []
@@ -354,23 +379,51 @@ class _Filler:
         return (below, value, (value.start, value.end)) if value else None
 
     def _phrase_hits(self, spec: LeafSpec) -> list[_Hit]:
-        phrases = PHRASES.get(_split_path(spec.path)[1], ()) + KIND_PHRASES.get(spec.kind, ())
-        hits = []
-        for line in self.lines:
-            for pattern, fixed in phrases:
-                m = pattern.search(line.text)
-                if not m:
+        """Sentences that state the value (:mod:`.clauses`), read across line breaks; a
+        clause listed earlier keeps its words from a later one ("shall not renew")."""
+        clauses = CLAUSES.get(_split_path(spec.path)[1], ()) + KIND_CLAUSES.get(spec.kind, ())
+        hits: list[_Hit] = []
+        taken: list[tuple[int, int]] = []
+        for clause in clauses:
+            stop = self.flow.preamble if clause.preamble else len(self.flow.text)
+            for m in clause.pattern.finditer(self.flow.text):
+                if m.start() >= stop:
+                    break
+                if any(a < m.end() and m.start() < b for a, b in taken):
                     continue
-                if fixed is not None:
-                    value: Match | None = Match(m.start(), m.end(), fixed)
-                elif spec.kind in ("string", "text"):
-                    value = Match(m.start("v"), m.end("v"), m["v"])
-                else:
-                    value = ANCHORED[spec.kind](line.text, m.start("v"), spec.enum)
-                if value:
-                    hits.append(_Hit((1, -1), line, value, (m.start(), max(m.end(), value.end))))
-                break
+                before = self.flow.text[max(0, m.start() - 120) : m.start()]
+                if clause.not_after is not None and clause.not_after.search(before):
+                    continue
+                taken.append(m.span())  # even unquotable: "shall not / automatically renew"
+                hit = self._clause_hit(spec, clause, m)
+                if hit is not None:
+                    hits.append(hit)
         return hits
+
+    def _clause_hit(self, spec: LeafSpec, clause: Clause, m: re.Match[str]) -> _Hit | None:
+        """The value on one line, quoted with the words of the sentence on that line."""
+        flow = self.flow
+        at = flow.locate(*m.span()) if clause.fixed is not None else flow.locate(*m.span("v"))
+        if at is None:
+            return None  # the value (or a fixed answer's sentence) is split over lines
+        row, start, end = at
+        line = self.lines[row]
+        if clause.fixed is not None:
+            value: Match | None = Match(start, end, clause.fixed)
+        elif spec.kind in ("string", "text"):
+            value = Match(start, end, line.text[start:end])
+        else:
+            value = ANCHORED[spec.kind](line.text, start, spec.enum)
+        if value is None:
+            return None
+        a, b = flow.clip(*m.span(), row)
+        if m.start() < flow.start(row):
+            first = self.lines[flow.row(m.start())].no
+            value = replace(
+                value, caveat=_join(f"the sentence starts on line {first}", value.caveat)
+            )
+        quote = whole_words(line.text, min(a, value.start), max(b, value.end))
+        return _Hit((1, clause.tier - 100), line, value, quote)
 
     def _pattern_hits(self, spec: LeafSpec) -> list[_Hit]:
         if spec.kind == "currency":
@@ -518,38 +571,22 @@ class _Filler:
         return out
 
     def _parties(self, item: type[BaseModel]) -> list[dict[str, Any]]:
-        """ "between X (the "Supplier") and Y": one item per party, read over up to four
-        lines; each name (and role) must sit on one line to be quoted."""
-        for line in self.lines:
-            window = [x for x in self.lines[line.index : line.index + 4] if x.page == line.page]
-            text = " ".join(x.text for x in window)
-            starts = [sum(len(x.text) + 1 for x in window[:k]) for k in range(len(window))]
-            for b in _BETWEEN.finditer(line.text):
-                split = _AND.search(text, b.end())
-                if not split:
-                    continue
-                parties = [
-                    party_spans(text, b.end(), split.start()),
-                    party_spans(text, split.end(), min(len(text), split.end() + 200)),
-                ]
-                if all(parties):
-                    items = [self._party_item(item, window, starts, p) for p in parties if p]
-                    return [x for x in items if x["name"]["found"]]
+        """ "between X (the "Supplier") and Y", "among X, Y and Z" in the opening paragraphs:
+        one item per party whose name (and role) can be quoted from one line."""
+        for found in parties(self.flow.text, self.flow.preamble):
+            items = [self._party_item(item, name, role) for name, role in found]
+            items = [x for x in items if x["name"]["found"]]
+            if items:
+                return items
         return []
 
-    def _party_item(
-        self,
-        item: type[BaseModel],
-        window: list[_Line],
-        starts: list[int],
-        party: tuple[Span, Span | None],
-    ) -> dict[str, Any]:
+    def _party_item(self, item: type[BaseModel], name: Span, role: Span | None) -> dict[str, Any]:
         out = self.fill(item, "", blank=True)
-        for key, span in zip(("name", "role"), party, strict=True):
-            if span is None or key not in out:
-                continue
-            k = max(i for i, s in enumerate(starts) if s <= span[0])
-            if span[1] <= starts[k] + len(window[k].text):  # quotable from one line
-                start, end = span[0] - starts[k], span[1] - starts[k]
-                out[key] = _leaf(window[k], start, end, window[k].text[start:end])
+        for key, span in (("name", name), ("role", role)):
+            at = self.flow.locate(*span) if span is not None and key in out else None
+            if at is None and span is not None and key == "name":
+                at = self.flow.whole_line(*span)
+            if at is not None:
+                line = self.lines[at[0]]
+                out[key] = _leaf(line, at[1], at[2], line.text[at[1] : at[2]])
         return out

@@ -1,0 +1,382 @@
+"""Sentences that state a value without a label, read across line breaks.
+
+A contract says who its parties are, when it takes effect, how long it runs and which law
+governs it in sentences that wrap over several lines ("…shall be governed by and construed in
+accordance with the laws of the State of / Delaware…"). A :class:`Flow` joins the visible lines
+with single spaces so each :class:`Clause` pattern reads such a sentence as one; the value it
+finds must still sit on one line, because a quote is a verbatim slice of one line, and the
+backend quotes the part of the sentence on that line.
+
+The patterns are ones any contract reader would recognise; they are tried in tiers (a
+"term of this Agreement shall be…" sentence outranks a heading "Term." over a sentence that
+only mentions a duration), the first in reading order within a tier. The agreement's own date
+is read only from its opening paragraphs (:attr:`Flow.preamble`), where the agreement names
+itself, so a date that belongs to another agreement referred to later is not taken.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from evidex.extractors.llm.patterns import DATE_TEXT, DURATION_TEXT, Span
+
+__all__ = ["CLAUSES", "KIND_CLAUSES", "Clause", "Flow", "parties", "party_spans", "whole_words"]
+
+
+@dataclass(frozen=True, slots=True)
+class Clause:
+    """A sentence pattern; group ``v`` holds the value unless the sentence is the answer."""
+
+    pattern: re.Pattern[str]
+    fixed: Any = None  # the value when the sentence itself says it ("shall not renew")
+    tier: int = 0  # a lower tier wins; within a tier, the first in reading order
+    preamble: bool = False  # only in the opening paragraphs
+    not_after: re.Pattern[str] | None = None  # ruled out when the text before it ends so
+
+
+# a line that holds only a page number ("6", "- 6 -", "Page 1 of 3") is left out of the flow
+_PAGE_NO = re.compile(r"(?i)\s*[-–]?\s*(?:page\s+)?\d{1,3}(?:\s+of\s+\d{1,3})?\s*[-–]?\s*")
+# the opening paragraphs end where recitals or numbered sections begin
+_BODY = re.compile(
+    r"\s*(?:WHEREAS\b|Whereas\b|RECITALS?\b|Recitals?\b|BACKGROUND\b|W\s?I\s?T\s?N\s?E\s?S\s?S"
+    r"|NOW,?\s+THEREFORE|(?:ARTICLE|Article|SECTION|Section)\s+(?:1|I)\b|1\.?\s+[A-Z]|[IA]\.\s)"
+)
+_PREAMBLE_LINES = (6, 60)  # at least / at most this many lines
+
+
+class Flow:
+    """The visible lines joined by single spaces, and the way back from an offset to a line.
+
+    ``preamble`` is the offset where the opening paragraphs end: at the first recital or
+    numbered section from the 7th line on, and after 60 lines at most.
+    """
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self.rows = [i for i, t in enumerate(texts) if t.strip() and not _PAGE_NO.fullmatch(t)]
+        self.lengths = [len(texts[i]) for i in self.rows]
+        self.starts = [0]
+        for n in self.lengths[:-1]:
+            self.starts.append(self.starts[-1] + n + 1)
+        self.text = " ".join(texts[i] for i in self.rows)
+        self._texts = [texts[i] for i in self.rows]
+        self._k_of = {row: k for k, row in enumerate(self.rows)}
+        low, high = _PREAMBLE_LINES
+        body = next(
+            (k for k in range(low, min(high, len(self.rows))) if _BODY.match(texts[self.rows[k]])),
+            min(high, len(self.rows)),
+        )
+        self.preamble = self.starts[body] if body < len(self.rows) else len(self.text)
+
+    def _k(self, pos: int) -> int:
+        return max(0, bisect.bisect_right(self.starts, pos) - 1)
+
+    def row(self, pos: int) -> int:
+        """The line (index into the texts) that holds offset ``pos``."""
+        return self.rows[self._k(pos)]
+
+    def start(self, row: int) -> int:
+        """The flow offset where line ``row`` begins."""
+        return self.starts[self._k_of[row]]
+
+    def locate(self, start: int, end: int) -> tuple[int, int, int] | None:
+        """(line, start, end) in that line's text, when ``start:end`` lies on one line."""
+        k = self._k(start)
+        local = start - self.starts[k]
+        if not self.rows or local < 0 or end - self.starts[k] > self.lengths[k]:
+            return None
+        return self.rows[k], local, end - self.starts[k]
+
+    def whole_line(self, start: int, end: int) -> tuple[int, int, int] | None:
+        """A name that runs on past its line, from a line that holds nothing else ("BETWEEN" /
+        "VIRTUAL ITEM PROCESSING SYSTEMS, INC." / "And" / "BROKERS NATIONAL … COMPANY")."""
+        k = self._k(start)
+        if not self.rows or end <= self.starts[k] + self.lengths[k]:
+            return None
+        text = self._texts[k]
+        local = start - self.starts[k]
+        if local != len(text) - len(text.lstrip()) or len(text.split()) < 2:
+            return None
+        return self.rows[k], local, len(text.rstrip())
+
+    def clip(self, start: int, end: int, row: int) -> Span:
+        """The part of ``start:end`` that lies on line ``row``, in that line's offsets."""
+        k = self._k_of[row]
+        return max(start - self.starts[k], 0), min(end - self.starts[k], self.lengths[k])
+
+
+_WORD = re.compile(r"\w+(?:[.,]\w+)*")
+
+
+def whole_words(text: str, start: int, end: int) -> Span:
+    """``start:end`` widened to whole words, so a quote starts and ends on word boundaries
+    ("6.1This Agreement shall…" is quoted from "6.1")."""
+    for m in _WORD.finditer(text):
+        if m.start() >= end:
+            break
+        if m.start() < start < m.end():
+            start = m.start()
+        if m.start() < end < m.end():
+            end = m.end()
+    return start, end
+
+
+# -- governing law --------------------------------------------------------------------------
+
+_STOP = (
+    r"(?!(?:The|This|That|These|Any|Each|All|In|If|Both|Such|Neither|No|Nothing|Section|"
+    r"Notwithstanding|Except|Without|Applicable|As|For|To|Agreement|Courts?)\b)"
+)
+_PLACE = rf"(?P<v>{_STOP}[A-Z][A-Za-z'’-]*(?:\s+(?:(?:and|of)\s+)?{_STOP}[A-Z][A-Za-z'’-]*)*)"
+_LAWS_OF = (
+    r"(?i:(?:the\s+)?(?:internal\s+|substantive\s+|domestic\s+)?laws?\s+of\s+(?:the\s+)?"
+    r"(?:(?:state|commonwealth|province|republic|kingdom|federal\s+republic|canton)\s+of\s+)?)"
+    r"(?!(?:State|Commonwealth|Province|Republic|Kingdom)\b)"
+)
+# "shall be governed by[, and construed in accordance with,] the [internal] laws of …",
+# "construed and controlled by the laws of …", "interpreted … under the laws of …"
+_GOVERNED = re.compile(
+    r"(?i:\b(?:governed|construed|interpreted|enforced|controlled|applied)\b)[^.;]{0,120}?\b"
+    + _LAWS_OF
+    + _PLACE
+)
+# "The laws of the State of Indiana shall govern this Agreement"
+_GOVERN = re.compile(r"\b" + _LAWS_OF + _PLACE + r"\s+(?i:shall|will)\s+(?i:govern)")
+
+# -- renewal, experience --------------------------------------------------------------------
+
+_RENEW = r"(?:automatically\s+(?:be\s+)?renew(?:ed|s)?|renew(?:ed|s)?\s+automatically|auto-?renew)"
+_NO_RENEWAL = re.compile(
+    rf"(?i)\b(?:shall|will|does|is)\s+not\s+(?:be\s+)?{_RENEW}|\bno\s+automatic\s+renewal"
+)
+_RENEWAL = re.compile(rf"(?i)\b{_RENEW}")
+_YEARS = re.compile(
+    r"(?i)\b(?P<v>\d+(?:[.,]\d+)?)\s*\+?\s*(?:years?|yrs\.?)\s+(?:of\s+)?(?:[a-z-]+\s+){0,2}experience"
+)
+
+# -- the agreement's date -------------------------------------------------------------------
+
+_MONTHS = (
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+)
+# "is made and entered into as of January 25, 2012", "dated this 11th day of January, 2012",
+# "made to be effective on 30th day of April, 2009", "Agreement made December 28, 2018",
+# "the parties hereby agree as of July 31, 2008"; a blank ("dated as of ____") is no date
+_DATED = re.compile(
+    r"(?i:\b(?:made|entered\s+into|executed|dated|effective|agreed?|agrees)"
+    r"(?:\s+and\s+(?:entered\s+into|effective))?(?:\s+to\s+be\s+effective)?,?\s+"
+    r"(?:(?:as\s+)?effective\s+)?(?:(?:as\s+)?(?:of|on|at|from)\s+)?(?:(?:this|the)\s+)?)"
+    rf"(?P<v>(?=\d|(?i:{_MONTHS})\b))"
+)
+# "…and the Mutual Nondisclosure Agreement, dated October 6, 2011": a date that follows
+# another agreement's name (not "this Agreement") is that agreement's
+_OTHER_AGREEMENT = re.compile(
+    r"(?:\b(?:the|that\s+certain|an?)\s+(?:[A-Z][\w-]*\s+){0,6}(?:Agreement|AGREEMENT|Amendment)"
+    r"(?:\s*\([^()]*\))?,?\s*)$"
+)
+# "July 31, 2008 (the “Effective Date”)": a date defined as the effective date, anywhere
+_DEFINED_DATE = re.compile(
+    rf"(?P<v>(?i:{DATE_TEXT}))\s*,?\s*\(\s*(?i:the\s+|this\s+)?[“\"](?:[A-Z][\w-]*\s+)?"
+    r"Effective\s+Date[”\"]\s*\)?"
+)
+
+# -- the term -------------------------------------------------------------------------------
+
+_DURATION = rf"(?P<v>(?i:{DURATION_TEXT}))"
+_AGREEMENT = r"(?:this|the)\s+(?:letter\s+)?agreement"
+# "The term of this Agreement shall be two (2) years", "…is three (3) years"
+_TERM_IS = re.compile(
+    rf"(?i:\bterm\s+of\s+{_AGREEMENT}\s+(?:shall|will|is)\s+(?:be\s+)?(?:for\s+)?"
+    r"(?:(?:continue|remain\s+in\s+effect)\s+for\s+)?(?:a\s+period\s+of\s+)?)" + _DURATION
+)
+# "This Agreement shall terminate two years after …", "This Agreement shall continue in full
+# force and effect for a period of three years …", "the obligations hereunder shall terminate
+# five years from …", "The provisions of this Agreement shall remain in effect for …": the
+# duration follows "for" or comes before "from", "after" or "following"
+_LASTS = (
+    rf"(?i:(?<![A-Za-z])(?:{_AGREEMENT}|(?:the\s+)?(?:obligations|provisions|restrictions)\s+"
+    rf"(?:[^.;]{{0,40}}?\s)?(?:hereunder|hereof|(?:of|under)\s+{_AGREEMENT}))\b[^.;]{{0,80}}?"
+    r"\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire|continue|remain|survive)\b"
+    r"[^.;]{0,50}?"
+)
+_LASTS_FOR = re.compile(_LASTS + r"(?i:\bfor\s+(?:a\s+(?:period|term)\s+of\s+)?))" + _DURATION)
+_LASTS_UNTIL = re.compile(_LASTS + ")" + _DURATION + r"\s+(?i:from|after|following)\b")
+# "for a period of one year following the Effective Date (“the Term”)"
+_TERM_DEFINED = re.compile(
+    r"(?i:\bfor\s+(?:a\s+period\s+of\s+)?)"
+    + _DURATION
+    + r"[^.;()]{0,60}?\(\s*(?:the\s+)?[“\"](?:the\s+)?(?:(?!Renewal)[A-Z][a-z]+\s+)?Term[”\"]\s*\)?"
+)
+# "6. TERM. The period during which disclosures may be made … shall be one (1) year"
+_TERM_HEADING = re.compile(
+    r"(?:\b\d{1,2}(?:\.\d{1,2})*\.?\s+|\([a-z0-9]{1,3}\)\s+)"
+    r"(?:Term|TERM|Duration|DURATION)(?:\s+(?:and|AND|&)\s+(?:Termination|TERMINATION))?\.\s+"
+    r"(?i:[^.;]{0,150}?\b(?:shall|will)\s+(?:be|continue|remain|last|survive)\b[^.;]{0,40}?"
+    r"(?:\bfor\s+)?(?:a\s+period\s+of\s+)?)" + _DURATION
+)
+
+# Keyed by field name (the last path segment), or by kind.
+CLAUSES: dict[str, tuple[Clause, ...]] = {
+    "governing_law": (Clause(_GOVERNED), Clause(_GOVERN)),
+    "auto_renewal": (Clause(_NO_RENEWAL, False), Clause(_RENEWAL, True)),
+    "effective_date": (
+        Clause(_DATED, preamble=True, not_after=_OTHER_AGREEMENT),
+        Clause(_DEFINED_DATE, tier=1),
+    ),
+    "term": (
+        Clause(_TERM_IS),
+        Clause(_LASTS_FOR, tier=1),
+        Clause(_LASTS_UNTIL, tier=1),
+        Clause(_TERM_DEFINED, tier=1),
+        Clause(_TERM_HEADING, tier=2),
+    ),
+}
+KIND_CLAUSES: dict[str, tuple[Clause, ...]] = {"years": (Clause(_YEARS),)}
+
+
+# -- parties --------------------------------------------------------------------------------
+
+_BETWEEN = re.compile(r"(?i)\b(?:between|among(?:st)?)\s*:?\s+")  # "BETWEEN:" over a list
+_AND = re.compile(r"(?:,\s*|\s+)(?:and|And|AND):?\s+")
+_AFTER_ROLE = re.compile(r"\)\s*[,;]\s+")  # "(“TESARO”), GlaxoSmithKline LLC": a list goes on
+_TOKEN = re.compile(r"\s*([^\s,;:()\[\]“”\"]+)")
+_CONNECTORS = {"of", "and", "de", "für", "und", "&"}
+_ABBREV = {
+    *("inc", "ltd", "co", "corp", "llc", "l.l.c", "s.a", "n.a", "b.v", "n.v", "plc", "ag"),
+    *("l.p", "llp", "lp", "s.a.r.l", "gmbh", "limited", "incorporated", "pte", "pty", "s.p.a"),
+}
+_INITIAL = re.compile(r"(?:[A-Z]|St|ST|Mt|Ft)\.")  # "Kenneth M. Bate", "The St. Paul …"
+_SUFFIX = re.compile(
+    r"(?i),\s*(?:Inc|Ltd|LLC|L\.L\.C|Corp|Co|GmbH|AG|S\.A|B\.V|N\.V|plc|LLP|LP|L\.P|Limited)\b\.?"
+)
+_ROLE = re.compile(
+    r"\((?:[^()]{0,200}?[\s,])??(?:the\s+)?[\"“'‘](?P<r>[^\"”'’]{1,40})[\"”'’]\s*"
+    r"(?:\)|or\b|,|and\b)"
+)
+# "the “Company”", "(“Employee”)": a term the agreement defines is no legal name
+_DEFINES = re.compile(r"[“\"]([^“”\"]{1,40})[”\"]")
+_ROLE_WORDS = {
+    *("company", "employee", "employer", "executive", "recipient", "discloser", "party"),
+    *("parties", "affiliates", "licensor", "licensee", "buyer", "seller", "purchaser"),
+    *("customer", "supplier", "vendor", "consultant", "contractor", "client", "bank"),
+    *("corporation", "agreement", "you"),
+}
+_NOT_ROLES = {"party", "parties", "agreement"}  # "(each a “Party”)" names no one's role
+_THE = re.compile(r"the\s")
+_SENTENCE_END = re.compile(r"\.\s+(?=[A-Z“\"(])|\bWHEREAS\b|\bRECITALS\b")
+
+
+def party_spans(text: str, start: int, end: int) -> tuple[Span, Span | None] | None:
+    """The party's name (capitalised words, initials and ", Inc." kept) at ``start``, and
+    the role it is given in the first parentheses that define a term, before ``end``."""
+    pos = start + len(text[start:end]) - len(text[start:end].lstrip())
+    if _THE.match(text, pos):
+        return None  # "the Company", "the person whose name…": a reference, not a name
+    tokens: list[tuple[int, int, str]] = []
+    while m := _TOKEN.match(text, pos, end):
+        word = m.group(1)
+        first = not tokens and bool(re.search(r"[A-Z]|\.com$", word))  # "uDate.com"
+        if not (word[0].isupper() or word[0].isdigit() or first or word in _CONNECTORS):
+            break
+        tokens.append((m.start(1), m.end(1), word))
+        pos = m.end()
+        if word.endswith(".") and not _INITIAL.fullmatch(word):
+            break
+    while tokens and tokens[-1][2].lower() in _CONNECTORS:
+        tokens.pop()
+    if tokens and tokens[0][2].lower() in _CONNECTORS:
+        return None  # "BETWEEN: / AND: / GLAMIS GOLD LTD." laid out of order
+    if not tokens or not any(re.search(r"[A-Za-z]{2}", w) for _, _, w in tokens):
+        return None
+    name_end, last = tokens[-1][1], tokens[-1][2]
+    if last.endswith(".") and last.rstrip(".").lower() not in _ABBREV:
+        if _INITIAL.fullmatch(last):
+            return None  # "Spencer L." ends a line: the name goes on where it cannot be quoted
+        name_end -= 1
+    elif suffix := _SUFFIX.match(text, name_end, end):
+        name_end = suffix.end()
+    roles = (r for r in _ROLE.finditer(text, name_end, end) if r["r"].lower() not in _NOT_ROLES)
+    role = next(roles, None)
+    return (tokens[0][0], name_end), (role.span("r") if role else None)
+
+
+def _segments(text: str, start: int, end: int, among: bool) -> list[Span]:
+    """Where each party's words begin and end: split at a top-level "and" before a name (and,
+    in an "among" list, after a closing role parenthesis); "between" takes two."""
+    cuts, depth, k = [start], 0, start
+    while k < end:
+        c = text[k]
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth = max(0, depth - 1)
+        if depth == 0:
+            m = _AND.match(text, k) or (_AFTER_ROLE.match(text, k) if among else None)
+            if m and m.end() < end and _name_start(text, m.end()):
+                cuts += [k if m.re is _AND else k + 1, m.end()]  # a role keeps its ")"
+                if m.re is _AND:
+                    break  # the last party of the list
+                k = m.end()
+                continue
+        k += 1
+    cuts.append(end)
+    return list(zip(cuts[::2], cuts[1::2], strict=True))
+
+
+def _name_start(text: str, pos: int) -> bool:
+    """A name starts at ``pos``: a capital or a digit, or "uDate.com", "salesforce.com"."""
+    m = _TOKEN.match(text, pos)
+    return m is not None and re.match(r"[A-Z0-9]|[a-z][\w.-]*(?:[A-Z]|\.com\b)", m[1]) is not None
+
+
+def _sentence_end(text: str, pos: int) -> int:
+    """Where the sentence from ``pos`` ends: a full stop that ends neither an abbreviation
+    ("Inc.") nor an initial ("M."), or the recitals; at most 900 characters on."""
+    limit = min(len(text), pos + 900)
+    for m in _SENTENCE_END.finditer(text, pos, limit):
+        if m.group()[0] != ".":
+            return m.start()
+        word = text[text.rfind(" ", pos, m.start()) + 1 : m.start()].strip('(“"')
+        if word.lower().rstrip(".") in _ABBREV or _INITIAL.fullmatch(word + ".") or "." in word:
+            continue
+        return m.start()
+    return limit
+
+
+def _opened(text: str, pos: int) -> bool:
+    """``pos`` is inside parentheses opened earlier in its sentence ("(as defined in the
+    Merger Agreement, by and among …)")."""
+    back = max(0, pos - 400)
+    ends = [m.end() for m in re.finditer(r"\.\s+(?=[A-Z])", text[back:pos])]
+    chunk = text[back + (ends[-1] if ends else 0) : pos]
+    return chunk.count("(") > chunk.count(")")
+
+
+def parties(text: str, stop: int) -> Iterator[list[tuple[Span, Span | None]]]:
+    """Each "between X and Y" / "among X, Y and Z" sentence that starts before ``stop``, as its
+    parties' (name, role) spans; names the agreement defines as a term are left out."""
+    defined = {m.group(1).strip().lower() for m in _DEFINES.finditer(text)}
+    for b in _BETWEEN.finditer(text):
+        if b.start() >= stop:
+            return
+        if _opened(text, b.start()):
+            continue
+        among = b.group().lower().startswith("among")
+        found = []
+        for seg in _segments(text, b.end(), _sentence_end(text, b.end()), among):
+            party = party_spans(text, *seg)
+            if party is None:
+                continue
+            name = text[party[0][0] : party[0][1]]
+            role = text[party[1][0] : party[1][1]] if party[1] else None
+            if name.lower() in _ROLE_WORDS or (name.lower() in defined and role != name):
+                continue
+            if role is None and len(name.split()) == 1:
+                continue  # "BETWEEN AUSPEX AND TEVA" in a heading: a short name, not the legal one
+            found.append(party)
+        if found:
+            yield found
