@@ -1,0 +1,299 @@
+"""Running one job: :func:`process` holds the job logic, without Celery (``tasks`` wraps it).
+
+::
+
+    queued ──▶ running ──▶ succeeded
+      ▲          │  └────▶ failed      permanent error, retries used up, timeout, over budget
+      └──────────┘                     transient error: back to queued, the task sent again later
+
+Redelivery *will* happen (late acknowledgement), so the task id is the job id and every step is a
+compare-and-set on the job's status. A delivery that finds the job queued takes it (``attempts``
++ 1); running, knows its worker died before acknowledging (the visibility timeout exceeds the
+longest run) and runs it again as a new attempt -- a document that kills its worker every time
+ends ``worker_lost``, not in a loop; succeeded or failed, does nothing: nothing is stored, billed
+or notified twice. The result is an upsert under a fixed key; only the delivery whose final
+compare-and-set wins queues the webhook.
+
+Transient errors (``RunError.transient``: a model outage, the budget counter or a store
+unreachable, a crashed parser process) go back to the queue with exponential backoff and jitter,
+``task_max_retries`` times, then fail with the last error's code; a pending retry's reason is in
+``job.error``. Permanent errors (``InputError``, other ``RunError``, ``ConfigError``) fail at once;
+anything else is a bug: ``internal_error``. The threads pool enforces no Celery time limit, so the
+soft limit is enforced here: parsing gets what is left of it, no model call starts after it.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from celery.exceptions import SoftTimeLimitExceeded
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from evidex.extractors.backends import make_llm, make_parser
+from evidex.extractors.document import ParsedDocument, select_pages
+from evidex.extractors.llm.base import LLMBackend
+from evidex.extractors.pipeline import extract_parsed
+from evidex.extractors.prompt import build_prompt
+from evidex.extractors.settings import Settings
+from evidex.schemas import ConfigError, EvidexError, SchemaDef, get_schema, schema_from_json
+from evidex.schemas.errors import InputError, RunError
+from evidex.workers.budget import Budget, BudgetUnavailable, tokens_used, upper_bound
+from evidex.workers.jobs import Job, JobError, JobStatus
+from evidex.workers.settings import WorkerSettings
+from evidex.workers.stores import BlobNotFound, BlobStore, JobStore, StoreUnavailable
+
+__all__ = [
+    "RETRY_BASE_S",
+    "RETRY_CAP_S",
+    "STORE_DOWN",
+    "UNMETERED",
+    "Deps",
+    "JobTimeout",
+    "OptionsInvalid",
+    "ParseFn",
+    "ParserCrashed",
+    "RetryJob",
+    "WorkerLost",
+    "backoff",
+    "parse_inline",
+    "process",
+    "result_key",
+]
+
+log = logging.getLogger(__name__)
+
+ParseFn = Callable[[str, bytes, str, float], ParsedDocument]
+"""``(parser name, document bytes, filename, seconds left) -> ParsedDocument``."""
+
+UNMETERED = frozenset({"rules"})  # backends that call no model: nothing to budget
+STORE_DOWN = (StoreUnavailable, RedisConnectionError, RedisTimeoutError)
+RETRY_BASE_S, RETRY_CAP_S = 10.0, 600.0
+_QUEUED, _RUNNING = frozenset({JobStatus.QUEUED}), frozenset({JobStatus.RUNNING})
+
+
+class JobTimeout(RunError):
+    code = "timeout"
+
+
+class ParserCrashed(RunError):
+    """The parser's process died (a crash or out of memory); retried, it may pass."""
+
+    code = "parser_crashed"
+    transient = True
+
+
+class WorkerLost(RunError):
+    code = "worker_lost"
+
+
+class OptionsInvalid(InputError):
+    code = "options_invalid"
+
+
+class RetryJob(Exception):
+    """The job is back in the queue: send its task again after ``delay_s`` seconds."""
+
+    def __init__(self, delay_s: float, reason: str) -> None:
+        super().__init__(delay_s, reason)
+        self.delay_s, self.reason = delay_s, reason
+
+
+def backoff(
+    attempt: int,
+    base_s: float = RETRY_BASE_S,
+    cap_s: float = RETRY_CAP_S,
+    rand: Callable[[], float] = random.random,
+) -> float:
+    """Seconds before retry ``attempt`` (1-based): ``min(cap, base * 2**(attempt-1))`` times a
+    random factor in [0.5, 1), so jobs that failed together do not return together."""
+    return min(cap_s, math.ldexp(base_s, min(max(attempt - 1, 0), 60))) * (0.5 + rand() / 2)
+
+
+def parse_inline(parser: str, data: bytes, filename: str, timeout_s: float) -> ParsedDocument:
+    """Parse in the calling thread (tests, the CLI); the time limit is not enforced here."""
+    return make_parser(parser).parse(data, filename)
+
+
+def result_key(job: Job) -> str:
+    return f"{job.tenant}/{job.id}/result.json"
+
+
+@dataclass(frozen=True)
+class Deps:
+    """What :func:`process` works with, built once per worker process (or per test)."""
+
+    jobs: JobStore
+    blobs: BlobStore
+    settings: WorkerSettings
+    make_llm: Callable[[Settings], LLMBackend] = make_llm
+    parse: ParseFn = parse_inline
+    budget: Budget | None = None  # None: no budget (EVIDEX_MONTHLY_TOKEN_BUDGET unset)
+    on_final: Callable[[Job], None] | None = None  # the job ended and has a webhook_url
+    rand: Callable[[], float] = random.random
+
+
+def process(job_id: str, deps: Deps) -> None:
+    """Run one delivery of ``job_id``'s task; raises :class:`RetryJob` when it should run again.
+
+    Store errors that leave no way to record the outcome propagate (the task retries them).
+    """
+    job = _start(job_id, deps)
+    if job is None:
+        return
+    deadline = time.monotonic() + deps.settings.task_soft_time_limit_s
+    try:
+        key = _run(job, deps, deadline)
+    except SoftTimeLimitExceeded:
+        _fail_or_retry(job, JobTimeout(_timeout_message(deps)), deps)
+        return
+    except Exception as exc:
+        _fail_or_retry(job, exc, deps)
+        return
+    done = deps.jobs.transition(
+        job.id, _RUNNING, JobStatus.SUCCEEDED, result_key=key, error=None, reserved_tokens=0
+    )
+    if done is not None:
+        _finished(done, deps)
+
+
+def _start(job_id: str, deps: Deps) -> Job | None:
+    job = deps.jobs.get(job_id)
+    if job is None:
+        log.warning("job %s no longer exists; its task does nothing", job_id)
+        return None
+    if job.status.final:
+        return None
+    if job.status is JobStatus.QUEUED:
+        return deps.jobs.transition(job_id, _QUEUED, JobStatus.RUNNING, attempts=job.attempts + 1)
+    # Running, and delivered again: the worker that ran it died before acknowledging.
+    if job.attempts > deps.settings.task_max_retries:
+        lost = WorkerLost(
+            f"the worker running this job stopped {job.attempts} times (killed, out of memory?); "
+            "the document may be too large: try fewer pages"
+        )
+        _end_failed(job, lost, deps)
+        return None
+    log.warning("job %s was running on a worker that died; running it again", job_id)
+    return deps.jobs.transition(job_id, _RUNNING, JobStatus.RUNNING, attempts=job.attempts + 1)
+
+
+def _run(job: Job, deps: Deps, deadline: float) -> str:
+    settings = _job_settings(job, deps.settings)
+    custom = job.custom_schema
+    schema = schema_from_json(custom) if custom is not None else get_schema(job.schema_name)
+    data = deps.blobs.get(job.document_key)
+    started = time.perf_counter()
+    parser = job.options.parser or ("text" if job.media_type.startswith("text/") else "pymupdf")
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise JobTimeout(_timeout_message(deps))
+    parsed = deps.parse(parser, data, job.filename, left)
+    if job.options.pages:
+        try:
+            parsed = select_pages(parsed, job.options.pages)
+        except ValueError as exc:
+            raise OptionsInvalid(str(exc)) from None
+    parse_ms = round((time.perf_counter() - started) * 1000, 2)
+    llm = deps.make_llm(settings)
+    metered = llm.name not in UNMETERED and _reserve(job, deps, parsed, schema, settings)
+    if time.monotonic() >= deadline:
+        raise JobTimeout(_timeout_message(deps))
+    result = extract_parsed(parsed, schema, llm=llm, parse_ms=parse_ms, started=started)
+    key = result_key(job)
+    deps.blobs.put(key, result.to_json().encode(), "application/json")
+    if metered:
+        _settle(job, deps, tokens_used(result.trace.usage))
+    return key
+
+
+def _job_settings(job: Job, settings: WorkerSettings) -> WorkerSettings:
+    chosen = {"llm": job.options.llm, "model": job.options.model}
+    update = {name: value for name, value in chosen.items() if value}
+    return settings.model_copy(update=update) if update else settings
+
+
+def _reserve(
+    job: Job, deps: Deps, parsed: ParsedDocument, schema: SchemaDef, settings: Settings
+) -> bool:
+    """Reserve the call's upper bound (or find the job's reservation); whether it is metered."""
+    if deps.budget is None:
+        if deps.settings.monthly_token_budget is not None:
+            raise ConfigError("EVIDEX_MONTHLY_TOKEN_BUDGET is set but the worker has no budget")
+        return False
+    prompt = build_prompt(schema, parsed.lines, parsed.filename)
+    held = deps.budget.reserve(job.tenant, job.id, upper_bound(prompt, schema, settings))
+    if job.reserved_tokens != held.tokens:
+        deps.jobs.save(job.model_copy(update={"reserved_tokens": held.tokens}))
+    return True
+
+
+def _settle(job: Job, deps: Deps, used: int | None) -> None:
+    if deps.budget is None:
+        return
+    try:
+        deps.budget.settle(job.tenant, job.id, used)
+    except BudgetUnavailable:  # the tenant keeps the full reservation; never rerun a call for it
+        log.warning("job %s: the budget could not be settled; the reservation stays", job.id)
+
+
+def _timeout_message(deps: Deps) -> str:
+    limit = deps.settings.task_soft_time_limit_s
+    return f"the job did not finish within {limit} s; send fewer pages or a smaller document"
+
+
+def _describe(exc: BaseException) -> JobError:
+    if isinstance(exc, EvidexError):
+        return JobError(code=exc.code, message=exc.message)
+    if isinstance(exc, BlobNotFound):
+        return JobError(code="document_missing", message="the job's document is no longer stored")
+    if isinstance(exc, STORE_DOWN):
+        return JobError(code="store_unavailable", message=f"a store did not answer: {exc}")
+    log.error("job failed with an unexpected error", exc_info=exc)
+    return JobError(
+        code="internal_error",
+        message=f"an unexpected error stopped the job ({type(exc).__name__}); it is logged",
+    )
+
+
+def _transient(exc: BaseException) -> bool:
+    if isinstance(exc, RunError):
+        return bool(getattr(exc, "transient", False))
+    return isinstance(exc, STORE_DOWN)
+
+
+def _fail_or_retry(job: Job, exc: BaseException, deps: Deps) -> None:
+    if _transient(exc) and job.attempts <= deps.settings.task_max_retries:
+        error = _describe(exc)
+        delay = backoff(job.attempts, rand=deps.rand)
+        error.message = f"attempt {job.attempts} failed, retrying in {delay:.0f} s: {error.message}"
+        if deps.jobs.transition(job.id, _RUNNING, JobStatus.QUEUED, error=error) is not None:
+            raise RetryJob(delay, error.message)
+        return
+    _end_failed(job, exc, deps)
+
+
+def _end_failed(job: Job, exc: BaseException, deps: Deps) -> None:
+    _settle(job, deps, None)  # a failed call's usage is unknown: the reservation is kept
+    error = _describe(exc)
+    if _transient(exc):
+        error.message += f" (gave up after {job.attempts} attempts)"
+    failed = deps.jobs.transition(
+        job.id, _RUNNING, JobStatus.FAILED, error=error, reserved_tokens=0
+    )
+    if failed is not None:
+        _finished(failed, deps)
+
+
+def _finished(job: Job, deps: Deps) -> None:
+    if not job.options.webhook_url or deps.on_final is None:
+        return
+    try:
+        deps.on_final(job)
+    except Exception:  # the job has ended either way; a lost notice must not undo that
+        log.exception("job %s: the webhook could not be queued", job.id)

@@ -1,0 +1,72 @@
+"""The Celery tasks: thin wrappers of :func:`~evidex.workers.runner.process` and of the webhook.
+
+``evidex.run_job`` carries only the job id, and its task id *is* the job id, so a message sent
+twice or delivered again names the same job and the job's compare-and-set decides what happens.
+Retries are the task's own (``self.retry`` with the runner's backoff): the job store counts the
+attempts, so Celery's own ``max_retries`` is off.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import httpx
+from celery import Celery, Task
+
+from evidex.workers.jobs import Job
+from evidex.workers.runner import STORE_DOWN, Deps, RetryJob, backoff, process
+from evidex.workers.webhooks import TIMEOUT_S, notify
+
+__all__ = [
+    "DELIVER_WEBHOOK",
+    "RUN_JOB",
+    "WEBHOOK_BASE_S",
+    "WEBHOOK_CAP_S",
+    "enqueue_job",
+    "enqueue_webhook",
+    "register_tasks",
+]
+
+log = logging.getLogger(__name__)
+
+RUN_JOB, DELIVER_WEBHOOK = "evidex.run_job", "evidex.deliver_webhook"
+WEBHOOK_BASE_S, WEBHOOK_CAP_S = 10.0, 600.0
+
+
+def register_tasks(app: Celery, deps: Callable[[], Deps]) -> None:
+    """Register ``evidex.run_job`` and ``evidex.deliver_webhook`` on ``app``."""
+
+    @app.task(name=RUN_JOB, bind=True, max_retries=None, ignore_result=True)
+    def run_job(self: Task[[str], None], job_id: str) -> None:
+        try:
+            process(job_id, deps())
+        except RetryJob as retry:
+            raise self.retry(countdown=retry.delay_s) from None
+        except STORE_DOWN as exc:  # not even the outcome could be recorded: deliver again later
+            log.warning("job %s: a store is unavailable (%s); retrying", job_id, exc)
+            raise self.retry(countdown=backoff(self.request.retries + 1)) from exc
+
+    @app.task(name=DELIVER_WEBHOOK, bind=True, max_retries=None, ignore_result=True)
+    def deliver_webhook(self: Task[[str], None], job_id: str) -> None:
+        d, attempt = deps(), self.request.retries + 1
+        with httpx.Client(timeout=TIMEOUT_S, follow_redirects=False) as client:
+            again = notify(
+                job_id,
+                jobs=d.jobs,
+                blobs=d.blobs,
+                settings=d.settings,
+                client=client,
+                attempt=attempt,
+            )
+        if again:
+            raise self.retry(countdown=backoff(attempt, WEBHOOK_BASE_S, WEBHOOK_CAP_S, d.rand))
+
+
+def enqueue_job(app: Celery, job_id: str) -> None:
+    """Send ``job_id``'s task (the service calls this after creating the job)."""
+    app.send_task(RUN_JOB, args=[job_id], task_id=job_id)
+
+
+def enqueue_webhook(app: Celery, job: Job) -> None:
+    app.send_task(DELIVER_WEBHOOK, args=[job.id], task_id=f"{job.id}-webhook")

@@ -1,0 +1,251 @@
+"""Real Celery worker processes on the real Redis: a job end to end, and a worker killed mid-job.
+
+The workers run ``worker_app`` (this directory): the production app with its keys, queue and
+visibility timeout namespaced for this test module. Every worker is started in its own process
+group and killed with it in ``finally`` (its parser pool included).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+import redis
+from celery import Celery
+from worker_app import SLOW_CALL, configure
+
+from evidex.workers.blobstore_local import LocalBlobStore
+from evidex.workers.celery_app import make_celery
+from evidex.workers.jobs import Job, JobOptions, JobStatus, new_job_id
+from evidex.workers.jobstore_redis import RedisJobStore
+from evidex.workers.settings import WorkerSettings
+from evidex.workers.tasks import enqueue_job
+from evidex.workers.webhooks import verify, webhook_key
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+CELERY = Path(sys.executable).parent / "celery"
+INVOICE = (ROOT / "samples" / "invoice.pdf").read_bytes()
+TIMEOUT_S = 60.0
+SECRET = "whsec_worker_test"
+VISIBILITY_S = 10  # longer than a whole run (about 3 s, parser pool start included), short enough
+# to wait for; the doomed worker must die before it, or it would restore its own message
+
+
+@dataclass
+class Env:
+    redis_url: str
+    prefix: str
+    queue: str
+    data_dir: Path
+    jobs: RedisJobStore
+    blobs: LocalBlobStore
+    client: Celery
+
+    def variables(self, **extra: str) -> dict[str, str]:
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("EVIDEX_", "OPENAI_", "CELERY_"))
+        }
+        env.update(
+            PYTHONPATH=os.pathsep.join([str(HERE), str(ROOT)]),
+            EVIDEX_REDIS_URL=self.redis_url,
+            EVIDEX_DATA_DIR=str(self.data_dir),
+            EVIDEX_LLM="rules",
+            EVIDEX_TEST_PREFIX=self.prefix,
+            EVIDEX_TEST_QUEUE=self.queue,
+            EVIDEX_TEST_VISIBILITY_S=str(VISIBILITY_S),
+        )
+        env.update(extra)
+        return env
+
+
+@pytest.fixture
+def env(redis_url: str, tmp_path: Path) -> Iterator[Env]:
+    tag = uuid.uuid4().hex[:10]
+    prefix, queue = f"evidex-test-{tag}", f"evidex-test-{tag}"
+    variables = {"EVIDEX_TEST_PREFIX": prefix, "EVIDEX_TEST_QUEUE": queue}
+    variables["EVIDEX_TEST_VISIBILITY_S"] = str(VISIBILITY_S)
+    client = configure(make_celery(WorkerSettings(redis_url=redis_url)), variables)
+    jobs = RedisJobStore.from_url(redis_url, prefix=prefix)
+    data_dir = tmp_path / "data"
+    yield Env(redis_url, prefix, queue, data_dir, jobs, LocalBlobStore(data_dir), client)
+    client.close()
+    jobs.client.close()
+    cleanup = redis.Redis.from_url(redis_url)
+    for key in cleanup.scan_iter(match=f"{prefix}*"):
+        cleanup.delete(key)
+    cleanup.close()
+
+
+class Worker:
+    def __init__(self, env: Env, name: str, log: Path, **extra: str) -> None:
+        self.log = log
+        command = [
+            str(CELERY), "-A", "worker_app", "worker", "--pool", "threads", "-c", "4",
+            "-Q", env.queue, "--without-heartbeat", "--without-gossip", "--without-mingle",
+            "-n", f"{name}-{uuid.uuid4().hex[:6]}@%h", "--loglevel", "INFO",
+        ]  # fmt: skip
+        with log.open("wb") as out:
+            self.process = subprocess.Popen(
+                command,
+                cwd=ROOT,
+                env=env.variables(**extra),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group: killed with its parser pool
+            )
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def kill(self) -> None:
+        """SIGKILL the worker and every process it started, as a crashed machine would."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")[-4000:]
+
+
+@contextlib.contextmanager
+def receiver() -> Iterator[tuple[str, list[tuple[dict[str, str], bytes]]]]:
+    """A local webhook receiver answering 200: its URL and what it was sent."""
+    seen: list[tuple[dict[str, str], bytes]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            seen.append(
+                (dict(self.headers.items()), self.rfile.read(int(self.headers["Content-Length"])))
+            )
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, format: str, *args: object) -> None:
+            return None
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/hook", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def submit(env: Env, **options: str) -> Job:
+    job_id = new_job_id()
+    key = f"acme/{job_id}/document"
+    env.blobs.put(key, INVOICE, "application/pdf")
+    job = Job(
+        id=job_id,
+        tenant="acme",
+        filename="invoice.pdf",
+        size=len(INVOICE),
+        sha256="0" * 64,
+        schema_name="invoice",
+        document_key=key,
+        options=JobOptions(**options),
+    )
+    env.jobs.create(job)
+    enqueue_job(env.client, job_id)
+    return job
+
+
+def wait_for(
+    env: Env, job_id: str, done: Callable[[Job], bool], workers: list[Worker], what: str
+) -> Job:
+    deadline = time.monotonic() + TIMEOUT_S
+    while time.monotonic() < deadline:
+        job = env.jobs.get(job_id)
+        if job is not None and done(job):
+            return job
+        for worker in workers:
+            assert worker.alive(), f"a worker exited early:\n{worker.output()}"
+        time.sleep(0.1)
+    logs = "\n---\n".join(w.output() for w in workers)
+    raise AssertionError(f"job {job_id} was not {what} within {TIMEOUT_S} s: {job}\n{logs}")
+
+
+def check_result(env: Env, job: Job) -> None:
+    assert job.result_key == f"acme/{job.id}/result.json"
+    result = json.loads(env.blobs.get(job.result_key))
+    assert result["fields"]["invoice_number"]["status"] == "verified"
+    assert result["fields"]["invoice_number"]["value"] == "INV-2026-00418"
+    assert result["fields"]["total"]["status"] == "verified"
+    assert result["summary"]["verified"] >= 15
+    assert result["trace"]["llm"] == "rules"
+
+
+def statuses(job: Job) -> list[str]:
+    return [event.status.value for event in job.events]
+
+
+def test_a_worker_runs_a_job_to_success_and_posts_its_webhook(env: Env, tmp_path: Path) -> None:
+    hooks = {
+        "EVIDEX_WEBHOOK_SECRET": SECRET,
+        "EVIDEX_WEBHOOK_ALLOWED_HOSTS": '["http://127.0.0.1"]',
+    }
+    with receiver() as (url, seen):
+        worker = Worker(env, "w", tmp_path / "worker.log", **hooks)
+        try:
+            job = submit(env, webhook_url=url)
+            done = wait_for(env, job.id, lambda j: j.status.final, [worker], "finished")
+            assert done.status is JobStatus.SUCCEEDED, worker.output()
+            assert (done.attempts, statuses(done)) == (1, ["running", "succeeded"])
+            check_result(env, done)
+            deadline = time.monotonic() + TIMEOUT_S
+            while not env.blobs.exists(webhook_key(done)) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert json.loads(env.blobs.get(webhook_key(done)))["delivered"] is True
+        finally:
+            worker.kill()
+    ((headers, body),) = seen
+    assert verify(SECRET, headers["Evidex-Signature"], body)
+    assert json.loads(body)["job"]["status"] == "succeeded"
+
+
+def test_a_job_of_a_killed_worker_is_redelivered_and_succeeds_once(
+    env: Env, tmp_path: Path
+) -> None:
+    first = Worker(env, "doomed", tmp_path / "doomed.log", EVIDEX_TEST_LLM_DELAY_S="120")
+    second: Worker | None = None
+    try:
+        job = submit(env)
+        wait_for(env, job.id, lambda j: j.status is JobStatus.RUNNING, [first], "running")
+        deadline = time.monotonic() + TIMEOUT_S
+        while SLOW_CALL not in first.output() and time.monotonic() < deadline:
+            assert first.alive(), first.output()
+            time.sleep(0.05)
+        assert SLOW_CALL in first.output()  # parsed, reserved, inside the model call
+        first.kill()  # mid-task: the message was never acknowledged
+        assert env.jobs.get(job.id) is not None
+        second = Worker(env, "rescuer", tmp_path / "rescuer.log")
+        done = wait_for(env, job.id, lambda j: j.status.final, [second], "finished")
+        assert done.status is JobStatus.SUCCEEDED, second.output()
+        assert (done.attempts, statuses(done)) == (2, ["running", "running", "succeeded"])
+        check_result(env, done)
+        time.sleep(VISIBILITY_S + 3)  # a message not acknowledged would come back by now
+        assert env.jobs.get(job.id) == done
+        assert second.alive()
+    finally:
+        first.kill()
+        if second is not None:
+            second.kill()
