@@ -197,3 +197,57 @@ def test_installed_command_runs_as_a_process(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2
     assert proc.stderr.strip() == f"evidex: bad_input: {tmp_path / 'none.pdf'}: no such file"
+
+
+def test_verify_command_reports_a_tampered_result(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r.json"
+    assert (
+        run_cli(
+            "extract", INVOICE, "--schema", "invoice", "--llm", "rules", "--out", out, "--quiet"
+        )
+        == 0
+    )
+    stored = json.loads(out.read_text())
+    stored["fields"]["payment.iban"]["value"] = "DE45 1004 0000 0482 7002 04"
+    out.write_text(json.dumps(stored))
+    again = tmp_path / "again.json"
+    assert run_cli("verify", out, INVOICE, "--out", again) == 0
+    report = capsys.readouterr().out
+    assert "payment.iban: verified -> needs_review" in report
+    assert json.loads(again.read_text())["fields"]["payment.iban"]["status"] == "needs_review"
+    assert run_cli("verify", out, SAMPLES / "cv.pdf") == 2
+    assert "SHA-256 differs" in capsys.readouterr().err
+
+
+def test_pages_option_keeps_global_line_numbers(tmp_path: Path) -> None:
+    contract = SAMPLES / "contract.pdf"
+    out = tmp_path / "r.json"
+    assert (
+        run_cli(
+            "extract",
+            contract,
+            "--schema",
+            "contract",
+            "--llm",
+            "rules",
+            "--pages",
+            "3",
+            "--out",
+            out,
+            "--quiet",
+        )
+        == 0
+    )
+    result = json.loads(out.read_text())
+    pages = {f["page"] for f in result["fields"].values() if f["page"] is not None}
+    assert pages == {3}
+    law = result["fields"]["governing_law"]
+    assert law["status"] == "verified" and law["line_start"] > 60
+    assert (
+        run_cli(
+            "extract", contract, "--schema", "contract", "--llm", "rules", "--pages", "9", "--quiet"
+        )
+        == 2
+    )

@@ -1,0 +1,141 @@
+"""The Litestar app: ``create_app`` wires injected parts; ``production_app`` builds them.
+
+::
+
+    /healthz, /readyz                     public (HealthController)
+    /schema, /schema/openapi.json ...     public: the OpenAPI document (see auth.py for why)
+    /v1   guard: API key + rate limit     every route below
+      POST   /jobs                        JobSubmission, the only route with a large body limit
+      GET    /jobs, /jobs/{id}, /jobs/{id}/annotated.pdf, DELETE /jobs/{id}
+      GET    /schemas, /schemas/{name}
+
+Errors from anywhere become problem+json in :mod:`evidex.service.problems`.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from litestar import Litestar, Router
+from litestar.datastructures import State
+from litestar.di import Provide
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import ScalarRenderPlugin
+from litestar.openapi.spec import Components, SecurityScheme
+from redis.asyncio import Redis
+
+from evidex import __version__
+from evidex.schemas import ConfigError
+from evidex.service.auth import current_tenant, require_api_key
+from evidex.service.catalog import SchemasController
+from evidex.service.health import HealthController
+from evidex.service.jobs import JobsController, JobSubmission
+from evidex.service.problems import exception_handlers
+from evidex.service.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
+from evidex.service.services import Enqueue, Services, WorkerCheck, provide_services
+from evidex.service.settings import ServiceSettings
+from evidex.workers.stores import BlobStore, JobStore
+
+__all__ = ["FORM_OVERHEAD", "SMALL_BODY", "create_app", "production_app"]
+
+log = logging.getLogger(__name__)
+FORM_OVERHEAD = 1024 * 1024  # multipart framing, schema_json and options next to the file
+SMALL_BODY = 64 * 1024  # every route but the upload: none of them reads a body
+
+
+def create_app(
+    settings: ServiceSettings,
+    *,
+    job_store: JobStore,
+    blob_store: BlobStore,
+    enqueue: Enqueue,
+    redis: Redis | None = None,
+    worker_check: WorkerCheck | None = None,
+    limiter: RateLimiter | None = None,
+) -> Litestar:
+    """The app over the given parts. Without ``redis`` the rate limit counts in memory and
+    ``/readyz`` skips the Redis check; without ``worker_check`` it skips the worker check."""
+    if limiter is None:
+        limit = settings.rate_limit_per_minute
+        limiter = MemoryRateLimiter(limit) if redis is None else RedisRateLimiter(redis, limit)
+    services = Services(settings, job_store, blob_store, enqueue, limiter, redis, worker_check)
+    upload = Router(
+        path="/",
+        route_handlers=[JobSubmission],
+        request_max_body_size=settings.max_upload_bytes + FORM_OVERHEAD,
+    )
+    v1 = Router(
+        path="/v1",
+        route_handlers=[upload, JobsController, SchemasController],
+        guards=[require_api_key],
+        dependencies={"tenant": Provide(current_tenant, sync_to_thread=False)},
+        security=[{"bearer": []}],
+    )
+
+    async def disconnect_redis() -> None:
+        # Connections belong to this app's event loop; the client itself stays usable.
+        if redis is not None:
+            await redis.connection_pool.disconnect()
+
+    return Litestar(
+        route_handlers=[v1, HealthController],
+        dependencies={"services": Provide(provide_services, sync_to_thread=False)},
+        state=State({"services": services}),
+        exception_handlers=exception_handlers,
+        request_max_body_size=SMALL_BODY,
+        on_shutdown=[disconnect_redis],
+        logging_config=None,  # logging belongs to the process (``evidex serve``), not the app
+        openapi_config=OpenAPIConfig(
+            title="evidex",
+            version=__version__,
+            description="Document extraction where every field comes with its evidence. "
+            "Errors are application/problem+json (RFC 9457) with a stable `code`.",
+            path="/schema",
+            render_plugins=[ScalarRenderPlugin()],
+            components=Components(
+                security_schemes={
+                    "bearer": SecurityScheme(
+                        type="http",
+                        scheme="bearer",
+                        description="Authorization: Bearer <API key>; a key belongs to one "
+                        "tenant and sees only its jobs.",
+                    )
+                }
+            ),
+        ),
+    )
+
+
+def production_app(settings: ServiceSettings | None = None) -> Litestar:
+    """Everything from the environment: Redis job store, configured blob store, Celery.
+
+    The Celery modules are imported here, lazily: building the app is what needs them.
+    """
+    settings = settings or ServiceSettings()
+    if not settings.api_keys:
+        raise ConfigError(
+            "no API keys configured: set EVIDEX_API_KEYS ('tenant=key,...') or "
+            "EVIDEX_API_KEYS_FILE, then start the service again"
+        )
+    from evidex.workers.celery_app import make_celery
+    from evidex.workers.factory import make_blob_store, make_job_store
+    from evidex.workers.tasks import enqueue_job
+
+    celery = make_celery(settings)  # checks the time limits against the visibility timeout
+
+    def enqueue(job_id: str) -> None:
+        enqueue_job(celery, job_id)  # task id = job id: a resend names the same job
+
+    def live_workers() -> list[str]:
+        replies = celery.control.ping(timeout=1.0) or []
+        return [name for reply in replies for name in reply]
+
+    redis = Redis.from_url(settings.redis_url, socket_timeout=0.5, socket_connect_timeout=0.5)
+    return create_app(
+        settings,
+        job_store=make_job_store(settings),
+        blob_store=make_blob_store(settings),
+        enqueue=enqueue,
+        redis=redis,
+        worker_check=live_workers,
+    )

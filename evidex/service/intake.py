@@ -1,0 +1,186 @@
+"""Accepting a document: check it, store it, record the job, enqueue it — exactly once.
+
+Checks run cheapest first, and each failure names what the client should change: the schema
+(``schema_invalid``), the options (``options_invalid``; ``webhook_not_allowed`` by the webhook
+sender's own allowlist rule, :func:`evidex.workers.webhooks.check_allowed`), the size
+(``file_too_large``), empty (``document_empty``), the ``%PDF-`` signature in the first KiB
+(``unsupported_media_type``: the bytes decide, never the name or the declared type); last, the
+PDF is opened by the pipeline's own parser (``pdf_encrypted``, ``pdf_corrupt``,
+``no_text_layer``, ``too_many_pages``, a page selection outside the document), so the API
+rejects up front what the worker would fail on.
+
+The document is stored under ``{tenant}/{job_id}/document``: the job id is random and the tenant
+name is validated at settings load, so nothing a client sends ever becomes part of a path. The
+client's filename is kept, sanitised, as metadata only.
+
+Idempotency: with an ``Idempotency-Key`` the job store's atomic ``create`` returns the tenant's
+first job for that key; this request's blob is then removed, nothing is enqueued, and the caller
+gets that job (``created=False``). The same key with a different document, schema or options is
+``idempotency_conflict`` (409). If enqueueing fails, the job and its document are removed again
+(``queue_unavailable``, 503), so a retry with the same key starts afresh.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from evidex.extractors.document import parse_pages
+from evidex.extractors.errors import EmptyDocument, UnsupportedDocument
+from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
+from evidex.schemas import SchemaDef, SchemaInvalid, get_schema, schema_from_json
+from evidex.service.problems import ApiError
+from evidex.service.services import Services
+from evidex.workers.jobs import Job, JobOptions, new_job_id
+from evidex.workers.webhooks import check_allowed
+
+__all__ = [
+    "Submission",
+    "read_options",
+    "read_schema",
+    "safe_filename",
+    "submit",
+]
+
+log = logging.getLogger(__name__)
+_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+
+
+@dataclass(frozen=True)
+class Submission:
+    """What the client sent, before any check."""
+
+    data: bytes
+    filename: str | None
+    schema: str | None
+    schema_json: str | None
+    options: str | None
+    idempotency_key: str | None
+
+
+def safe_filename(name: str | None) -> str:
+    """The last path component, without control characters, at most 200 characters."""
+    base = re.split(r"[\\/]", name or "")[-1]
+    cleaned = "".join(
+        c for c in unicodedata.normalize("NFC", base) if unicodedata.category(c)[0] != "C"
+    )
+    cleaned = cleaned.strip().lstrip(".") or "document.pdf"
+    return cleaned[:200]
+
+
+def read_schema(
+    name: str | None, schema_json: str | None
+) -> tuple[SchemaDef, dict[str, Any] | None]:
+    """A built-in schema by name, or a JSON Schema of plain values (kept for the worker)."""
+    if (name is None) == (schema_json is None):
+        raise ApiError("bad_request", "send exactly one of 'schema' (a name) or 'schema_json'")
+    if name is not None:
+        return get_schema(name), None
+    try:
+        raw = json.loads(schema_json or "")
+    except json.JSONDecodeError as exc:
+        raise SchemaInvalid(f"schema_json is not valid JSON: {exc}") from None
+    schema = schema_from_json(raw)
+    return schema, raw
+
+
+def read_options(raw: str | None, allowed_hosts: list[str]) -> JobOptions:
+    if raw is None or not raw.strip():
+        return JobOptions()
+    try:
+        options = JobOptions.model_validate_json(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "options"
+        raise ApiError(
+            "options_invalid", f"options: {where}: {first['msg']} (see JobOptions in /schema)"
+        ) from None
+    if options.webhook_url is not None:  # the worker checks again with the same rule when sending
+        check_allowed(options.webhook_url, allowed_hosts)
+    return options
+
+
+def _check_document(data: bytes, filename: str, max_bytes: int, max_pages: int) -> int:
+    """The page count of an acceptable PDF."""
+    if len(data) > max_bytes:
+        raise ApiError(
+            "file_too_large", f"{filename} is {len(data)} bytes; the limit is {max_bytes} bytes"
+        )
+    if not data:
+        raise EmptyDocument(f"{filename}: the file is empty (0 bytes); upload the complete PDF")
+    if b"%PDF-" not in data[:1024]:
+        raise UnsupportedDocument(
+            f"{filename}: not a PDF (no %PDF- signature in its first 1024 bytes); "
+            "only PDF is supported: convert it to PDF and try again"
+        )
+    pages = PyMuPDFParser().parse(data, filename).page_count
+    if pages > max_pages:
+        raise ApiError(
+            "too_many_pages", f"{filename} has {pages} pages; the limit is {max_pages} pages"
+        )
+    return pages
+
+
+def submit(services: Services, tenant: str, sent: Submission) -> tuple[Job, bool]:
+    """Check and accept ``sent``; the job and whether it was created (False: idempotent replay)."""
+    settings = services.settings
+    key = sent.idempotency_key
+    if key is not None and not _IDEMPOTENCY_KEY.match(key):
+        raise ApiError("bad_request", "Idempotency-Key must be 1-255 printable ASCII characters")
+    filename = safe_filename(sent.filename)
+    schema, custom = read_schema(sent.schema, sent.schema_json)
+    options = read_options(sent.options, settings.webhook_allowed_hosts)
+    pages = _check_document(sent.data, filename, settings.max_upload_bytes, settings.max_pages)
+    if options.pages is not None:
+        try:
+            parse_pages(options.pages, pages)
+        except ValueError as exc:
+            raise ApiError("options_invalid", f"options.pages: {exc}") from None
+
+    job_id = new_job_id()
+    job = Job(
+        id=job_id,
+        tenant=tenant,
+        filename=filename,
+        size=len(sent.data),
+        sha256=hashlib.sha256(sent.data).hexdigest(),
+        schema_name=schema.name,
+        custom_schema=custom,
+        options=options,
+        document_key=f"{tenant}/{job_id}/document",
+        idempotency_key=key,
+    )
+    services.blob_store.put(job.document_key, sent.data, "application/pdf")
+    stored = services.job_store.create(job)
+    if stored.id != job.id:
+        services.blob_store.delete(job.document_key)
+        same = (stored.sha256, stored.schema_name, stored.custom_schema, stored.options) == (
+            job.sha256,
+            job.schema_name,
+            job.custom_schema,
+            job.options,
+        )
+        if not same:
+            raise ApiError(
+                "idempotency_conflict",
+                f"Idempotency-Key {key!r} was used for job {stored.id} with a different "
+                "document, schema or options; use a new key for a new job",
+            )
+        return stored, False
+    try:
+        services.enqueue(job.id)
+    except Exception as exc:
+        log.exception("cannot enqueue job %s", job.id)
+        services.job_store.delete(job.id)
+        services.blob_store.delete(job.document_key)
+        raise ApiError(
+            "queue_unavailable", "the job could not be queued; nothing was kept, retry shortly"
+        ) from exc
+    return job, True

@@ -1,0 +1,216 @@
+"""``/v1/jobs``: submit a document, read a job and its result, list, download, delete.
+
+Routes are thin: read the request, call one function, shape the response. Every job lookup goes
+through :func:`owned_job`, the single place tenancy is decided for a job id.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Annotated
+
+from litestar import Controller, Response, delete, get, post
+from litestar.datastructures import ResponseHeader, UploadFile
+from litestar.enums import RequestEncodingType
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter
+
+from evidex.extractors.highlight import annotate
+from evidex.schemas import Result
+from evidex.service.intake import Submission, submit
+from evidex.service.problems import ApiError, problem_responses
+from evidex.service.services import Services, ServicesDep, TenantDep
+from evidex.service.views import JobList, JobView, job_view
+from evidex.workers.jobs import Job, JobStatus
+from evidex.workers.runner import result_key
+from evidex.workers.webhooks import webhook_key
+
+__all__ = ["V1_PROBLEMS", "JobForm", "JobSubmission", "JobsController", "owned_job"]
+
+V1_PROBLEMS = ("bad_request", "unauthorized", "rate_limited", "store_unavailable")
+_NOT_FOUND = "no job with this id (for this API key)"
+JobId = Annotated[str, PathParameter(description="The job's id, as returned on submission.")]
+
+
+def owned_job(services: Services, tenant: str, job_id: str) -> Job:
+    """The job, if it exists and belongs to ``tenant``; otherwise ``job_not_found`` (also for
+    another tenant's job: 404 rather than 403, so ids cannot be probed)."""
+    job = services.job_store.get(job_id)
+    if job is None or job.tenant != tenant:
+        raise ApiError("job_not_found", _NOT_FOUND)
+    return job
+
+
+@dataclass
+class JobForm:
+    """The multipart body of ``POST /v1/jobs``."""
+
+    file: Annotated[UploadFile, Body(description="The PDF (at most max_upload_bytes).")]
+    schema: Annotated[
+        str | None, Body(description="A built-in schema name (see GET /v1/schemas).")
+    ] = None
+    schema_json: Annotated[
+        str | None,
+        Body(description="A JSON Schema of plain values, as a string (instead of 'schema')."),
+    ] = None
+    options: Annotated[
+        str | None,
+        Body(
+            description='JobOptions as a JSON string, e.g. {"llm": "rules", "pages": "1-3", '
+            '"webhook_url": "https://…"}; unknown keys are rejected.'
+        ),
+    ] = None
+
+
+def _location(job: Job) -> dict[str, str]:
+    return {"Location": f"/v1/jobs/{job.id}"}
+
+
+class JobSubmission(Controller):
+    """``POST /v1/jobs``: on its own controller so only it gets the large body limit."""
+
+    path = "/jobs"
+    tags = ("jobs",)
+
+    @post(
+        "/",
+        status_code=202,
+        sync_to_thread=True,
+        summary="Submit a document for extraction",
+        description="202 with the new job and its Location. With an Idempotency-Key the "
+        "tenant's first job for that key is returned instead (200, header Idempotent-Replayed: "
+        "true) and nothing new is queued.",
+        response_headers=[
+            ResponseHeader(
+                name="Location",
+                description="/v1/jobs/{id}: poll it for the status and result.",
+                documentation_only=True,
+            )
+        ],
+        responses={
+            200: ResponseSpec(
+                JobView,
+                generate_examples=False,
+                description="Idempotent replay: the tenant's job for this Idempotency-Key "
+                "(header Idempotent-Replayed: true); nothing new was queued.",
+            ),
+            **problem_responses(
+                *V1_PROBLEMS,
+                "idempotency_conflict",
+                "file_too_large",
+                "too_many_pages",
+                "unsupported_media_type",
+                "schema_invalid",
+                "options_invalid",
+                "webhook_not_allowed",
+                "document_empty",
+                "pdf_corrupt",
+                "pdf_encrypted",
+                "pdf_no_pages",
+                "no_text_layer",
+                "queue_unavailable",
+            ),
+        },
+    )
+    def create_job(
+        self,
+        data: Annotated[JobForm, Body(media_type=RequestEncodingType.MULTI_PART)],
+        services: ServicesDep,
+        tenant: TenantDep,
+        idempotency_key: Annotated[
+            str | None,
+            HeaderParameter(
+                name="Idempotency-Key",
+                required=False,
+                description="Same tenant + key: the first job is returned, never queued twice.",
+            ),
+        ] = None,
+    ) -> Response[JobView]:
+        try:
+            body = data.file.file.read()
+        finally:
+            data.file.file.close()
+        sent = Submission(
+            body, data.file.filename, data.schema, data.schema_json, data.options, idempotency_key
+        )
+        job, created = submit(services, tenant, sent)
+        headers = _location(job) | ({} if created else {"Idempotent-Replayed": "true"})
+        return Response(job_view(job), status_code=202 if created else 200, headers=headers)
+
+
+class JobsController(Controller):
+    path = "/jobs"
+    tags = ("jobs",)
+
+    @get(
+        "/",
+        sync_to_thread=True,
+        summary="List the tenant's jobs, newest first",
+        responses=problem_responses(*V1_PROBLEMS),
+    )
+    def list_jobs(
+        self,
+        services: ServicesDep,
+        tenant: TenantDep,
+        limit: Annotated[int, QueryParameter(ge=1, le=100, description="Page size.")] = 50,
+        cursor: Annotated[
+            str | None, QueryParameter(description="next_cursor of the last page.")
+        ] = None,
+        status: Annotated[
+            JobStatus | None, QueryParameter(description="Only jobs in this state.")
+        ] = None,
+    ) -> JobList:
+        try:
+            jobs, next_cursor = services.job_store.list(tenant, status, limit, cursor)
+        except ValueError as exc:
+            raise ApiError("bad_request", str(exc)) from None
+        return JobList(jobs=[job_view(j) for j in jobs], next_cursor=next_cursor)
+
+    @get(
+        "/{job_id:str}",
+        sync_to_thread=True,
+        summary="A job: its status, and its result once it has succeeded",
+        responses=problem_responses(*V1_PROBLEMS, "job_not_found", "not_found"),
+    )
+    def get_job(self, services: ServicesDep, tenant: TenantDep, job_id: JobId) -> JobView:
+        return job_view(owned_job(services, tenant, job_id), services.blob_store)
+
+    @get(
+        "/{job_id:str}/annotated.pdf",
+        sync_to_thread=True,
+        media_type="application/pdf",
+        summary="The document with each field's evidence highlighted",
+        description="Highlights coloured by status; each names its field. 409 until the job "
+        "has succeeded.",
+        responses=problem_responses(*V1_PROBLEMS, "job_not_found", "job_not_ready", "not_found"),
+    )
+    def annotated_pdf(
+        self, services: ServicesDep, tenant: TenantDep, job_id: JobId
+    ) -> Response[bytes]:
+        job = owned_job(services, tenant, job_id)
+        if job.status is not JobStatus.SUCCEEDED or not job.result_key:
+            raise ApiError(
+                "job_not_ready", f"the job is {job.status.value}; poll GET /v1/jobs/{job.id}"
+            )
+        result = Result.model_validate_json(services.blob_store.get(job.result_key))
+        pdf = annotate(services.blob_store.get(job.document_key), result)
+        name = re.sub(r"[^A-Za-z0-9._-]", "_", job.filename.rsplit(".", 1)[0]) or "document"
+        return Response(
+            pdf,
+            media_type="application/pdf",
+            headers={"Content-Disposition": f'inline; filename="{name}.annotated.pdf"'},
+        )
+
+    @delete(
+        "/{job_id:str}",
+        sync_to_thread=True,
+        summary="Delete a job: its document, result, webhook record and job record",
+        responses=problem_responses(*V1_PROBLEMS, "job_not_found"),
+    )
+    def delete_job(self, services: ServicesDep, tenant: TenantDep, job_id: JobId) -> None:
+        job = owned_job(services, tenant, job_id)
+        services.job_store.delete(job.id)  # first: a worker that picks it up now finds nothing
+        keys = {job.document_key, job.result_key or "", result_key(job), webhook_key(job)}
+        for key in sorted(keys - {""}):
+            services.blob_store.delete(key)

@@ -1,0 +1,103 @@
+"""The JSON the API answers with, as models, so the OpenAPI document shows every field."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
+
+from evidex.schemas import SchemaDef
+from evidex.workers.jobs import Job, JobError, JobEvent, JobOptions, JobStatus
+from evidex.workers.stores import BlobStore
+
+__all__ = [
+    "JobList",
+    "JobView",
+    "LeafView",
+    "Readiness",
+    "SchemaDetail",
+    "SchemaSummary",
+    "job_view",
+]
+
+
+class JobView(BaseModel):
+    """A job as ``GET /v1/jobs/{id}`` shows it; ``result`` only once it has succeeded."""
+
+    id: str
+    status: JobStatus
+    created_at: datetime
+    updated_at: datetime
+    filename: str = Field(description="The client's file name (sanitised; metadata only).")
+    media_type: str
+    size: int = Field(description="Bytes.")
+    sha256: str
+    schema_name: str
+    options: JobOptions
+    error: JobError | None = Field(default=None, description="Why the job failed.")
+    events: list[JobEvent]
+    attempts: int
+    result: dict[str, Any] | None = Field(
+        default=None, description="The Result JSON (see DESIGN.md); present when succeeded."
+    )
+
+    @model_serializer(mode="wrap")
+    def _omit_missing_result(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("result") is None:
+            data.pop("result", None)
+        return data
+
+
+def job_view(job: Job, blob_store: BlobStore | None = None) -> JobView:
+    """The public view of ``job``, with its result read from ``blob_store`` when given."""
+    result = None
+    if blob_store is not None and job.status is JobStatus.SUCCEEDED and job.result_key:
+        result = json.loads(blob_store.get(job.result_key))
+    return JobView.model_validate({**job.public(), "result": result})
+
+
+class JobList(BaseModel):
+    jobs: list[JobView] = Field(description="Newest first; without results.")
+    next_cursor: str | None = Field(description="Pass as ?cursor= for the next page; null: end.")
+
+
+class LeafView(BaseModel):
+    path: str = Field(description="Dotted path, '[]' for list items.")
+    kind: str
+    description: str
+    enum: list[str] = Field(default_factory=list)
+
+
+class SchemaSummary(BaseModel):
+    name: str
+    description: str
+    fields: int = Field(description="Number of leaf fields.")
+
+
+class SchemaDetail(BaseModel):
+    name: str
+    description: str
+    leaves: list[LeafView]
+    wire_schema: dict[str, Any] = Field(
+        description="The strict JSON schema the model fills (OpenAI structured outputs)."
+    )
+
+    @classmethod
+    def of(cls, schema: SchemaDef) -> SchemaDetail:
+        return cls(
+            name=schema.name,
+            description=schema.description,
+            leaves=[
+                LeafView(path=s.path, kind=s.kind, description=s.description, enum=list(s.enum))
+                for s in schema.leaves
+            ],
+            wire_schema=schema.wire_schema,
+        )
+
+
+class Readiness(BaseModel):
+    status: str = Field(description="'ok' (healthz), 'ready' or 'not_ready' (readyz).")
+    checks: dict[str, str] = Field(default_factory=dict)
