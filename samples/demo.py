@@ -1,16 +1,19 @@
 """Extract the three samples with the embedded rules backend and print a table per document.
 
-Runs the real CLI (`evidex extract ...`) for each sample and writes the result JSON and the
-highlighted PDF under ``out/``. Set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server)
-and pass ``--llm openai`` to run the same samples through a model.
+The main job runs the service path (REST API, Celery worker, Redis: ``samples.service_demo``)
+when a Redis can be had, starting a private one if none runs; otherwise, or with ``--cli``, it
+runs the CLI (`evidex extract ...`) for each sample. Results and highlighted PDFs go to ``out/``.
+Set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server) and pass ``--llm openai`` to
+run the same samples through a model.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
-from evidex.service.cli import main
+from evidex.service.cli import main as evidex_cli
 
 HERE = Path(__file__).parent
 SAMPLES = (
@@ -38,11 +41,24 @@ def run(out_dir: Path, llm: str = "rules") -> int:
             str(out_dir / f"{stem}.highlighted.pdf"),
         ]
         print(f"\n$ evidex {' '.join(argv)}", flush=True)
-        worst = max(worst, main(argv))
+        worst = max(worst, evidex_cli(argv))
     print(f"\nresults and highlighted PDFs are in {out_dir}/")
     return worst
 
 
+def main(argv: list[str]) -> int:
+    llm = argv[argv.index("--llm") + 1] if "--llm" in argv else "rules"
+    out = Path("out")
+    if "--cli" not in argv:
+        os.environ["EVIDEX_LLM"] = llm
+        from samples.service_demo import run as run_service
+
+        try:
+            return 0 if run_service(out) else run(out, llm)
+        except RuntimeError as exc:
+            print(f"(service path unavailable: {exc}; running the CLI instead)")
+    return run(out, llm)
+
+
 if __name__ == "__main__":
-    llm = sys.argv[sys.argv.index("--llm") + 1] if "--llm" in sys.argv else "rules"
-    sys.exit(run(Path("out"), llm))
+    sys.exit(main(sys.argv[1:]))
