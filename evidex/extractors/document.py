@@ -13,6 +13,12 @@ The line table (``lines``) is a pandas DataFrame with one row per text line:
 ``hidden_reason``         why it is not visible ("" when visible)
 ``words``                 list of ``(start, end, x0, y0, x1, y1)``: each word's character range in
                           ``text`` and its box, so a quote inside a line gets a tight box
+``role``                  the layout role when the parser knows it (``title``, ``sectionHeading``,
+                          ``pageHeader``, ``pageFooter``, ``pageNumber``, ``footnote``), else ""
+``ocr_confidence``        0..1 when the text was read by OCR, else NaN
+``table``                 index of the table this line is a row of (``-1`` when none); a table row
+                          is ONE line whose text is its cells joined by `` | ``
+``source``                the parser that produced the line (``pymupdf``, ``azure``, ``ocr``)
 ========================  =====================================================================
 
 ``pages`` has one row per page: ``page``, ``width``, ``height``, ``rotation``, ``parser`` and
@@ -29,6 +35,7 @@ import pandas as pd
 
 __all__ = [
     "LINE_COLUMNS",
+    "LINE_DEFAULTS",
     "PAGE_COLUMNS",
     "ParsedDocument",
     "Parser",
@@ -54,18 +61,33 @@ LINE_COLUMNS = (
     "visible",
     "hidden_reason",
     "words",
+    "role",
+    "ocr_confidence",
+    "table",
+    "source",
 )
+# Columns a parser may leave out, with the value they then take.
+LINE_DEFAULTS: dict[str, Any] = {"role": "", "ocr_confidence": float("nan"), "table": -1}
 PAGE_COLUMNS = ("page", "width", "height", "rotation", "parser", "has_text_layer")
 
 
-def make_lines(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
-    """A line table from row dicts; ``line`` and ``line_in_page`` are numbered here."""
-    df = pd.DataFrame(
-        list(rows), columns=[c for c in LINE_COLUMNS if c not in ("line", "line_in_page")]
-    )
+def make_lines(rows: Sequence[dict[str, Any]], source: str = "") -> pd.DataFrame:
+    """A line table from row dicts; ``line`` and ``line_in_page`` are numbered here, optional
+    columns (:data:`LINE_DEFAULTS`) filled in, and ``source`` set where a row does not say."""
+    full = [{**LINE_DEFAULTS, "source": source, **row} for row in rows]
+    df = pd.DataFrame(full, columns=[c for c in LINE_COLUMNS if c not in ("line", "line_in_page")])
     df.insert(0, "line", range(1, len(df) + 1))
     df.insert(2, "line_in_page", df.groupby("page").cumcount() + 1 if len(df) else [])
-    return df.astype({"line": int, "page": int, "line_in_page": int, "visible": bool})
+    return df.astype(
+        {
+            "line": int,
+            "page": int,
+            "line_in_page": int,
+            "visible": bool,
+            "table": int,
+            "ocr_confidence": float,
+        }
+    )
 
 
 def make_pages(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:

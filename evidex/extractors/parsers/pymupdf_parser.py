@@ -110,7 +110,9 @@ class PyMuPDFParser:
                 "a PDF with selectable text"
             )
         sha256 = hashlib.sha256(data).hexdigest()
-        return ParsedDocument(make_lines(rows), make_pages(pages), sha256, filename, self.name)
+        return ParsedDocument(
+            make_lines(rows, self.name), make_pages(pages), sha256, filename, self.name
+        )
 
 
 def _open(data: bytes, filename: str) -> Any:  # a pymupdf.Document

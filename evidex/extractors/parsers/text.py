@@ -47,7 +47,7 @@ class TextParser:
             for i in range(1, len(pages) + 1)
         ]
         return ParsedDocument(
-            make_lines(rows),
+            make_lines(rows, self.name),
             make_pages(page_rows),
             hashlib.sha256(data).hexdigest(),
             filename,
