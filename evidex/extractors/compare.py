@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -142,7 +143,8 @@ _WRITTEN = [
 ]
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _NUMERIC = re.compile(r"\b(\d{1,2})[./-](\d{1,2})[./-](\d{4}|\d{2})\b")
-_MONTH_YEAR = re.compile(r"\b(\d{1,2})[./](\d{4})\b|\b(\d{4})-(\d{1,2})\b(?!-)")
+# a month and year ("03/2019", "2019-03"), never the tail of a full date ("15.04.2026")
+_MONTH_YEAR = re.compile(r"(?<![\d./-])(\d{1,2})[./](\d{4})\b|\b(\d{4})-(\d{1,2})\b(?!-)")
 
 
 def _date(y: int, m: int, d: int) -> dt.date | None:
@@ -170,14 +172,19 @@ def date_order(texts: Iterable[str]) -> str | None:
 
 
 def _numeric_dates(text: str, order: str | None) -> tuple[set[dt.date | None], bool]:
-    """Numeric dates in ``text``; the flag says whether one's order was open and unsettled."""
+    """Numeric dates in ``text``; the flag says whether one's order was open and unsettled.
+
+    Dotted dates (15.04.2026) are day first wherever they are written; slashes and dashes are
+    settled by the document's ``order`` or stay open.
+    """
     found: set[dt.date | None] = set()
     open_order = False
     for m in _NUMERIC.finditer(text):
         a, b, y = int(m[1]), int(m[2]), int(m[3])
         y = y + 2000 if y < 100 else y
         day_first, month_first = _date(y, b, a), _date(y, a, b)
-        if order == "dmy" or month_first is None:
+        dotted = "." in m.group()
+        if order == "dmy" or dotted or month_first is None:
             found.add(day_first)
         elif order == "mdy" or day_first is None:
             found.add(month_first)
@@ -215,16 +222,32 @@ def _digits(text: str) -> list[str]:
     return re.findall(r"\d+", text)
 
 
-def _text(value: Any, quote: str) -> Check:
-    v, q = normalize(str(value)).text, normalize(quote).text
+def _words(text: str) -> list[str]:
+    """Lower-case words without accents or punctuation ("Müller & Söhne" -> muller, sohne)."""
+    folded = unicodedata.normalize("NFKD", normalize(text).text)
+    return re.findall(r"[^\W_]+", "".join(c for c in folded if not unicodedata.combining(c)))
+
+
+def _text(value: Any, quote: str, fuzzy: bool = False) -> Check:
+    """Every word of the value is in the quote (in any order; case, accents and punctuation
+    aside). A one-letter difference in a name is a different name; only when the quote itself
+    was matched approximately (OCR noise) may words match approximately too."""
+    v, q = _words(str(value)), _words(quote)
     if not v:
         return Check(False, "the value is empty but the field is marked found")
-    missing = [d for d in _digits(v) if d not in _digits(q)]
+    missing = [d for d in _digits(str(value)) if d not in _digits(quote)]
     if missing:
         return Check(False, f"the digits {', '.join(missing)} in the value are not in the quote")
-    if v in q or fuzz.partial_ratio(v, q) >= 90 or fuzz.token_set_ratio(v, q) >= 90:
+    if " ".join(v) in " ".join(q):
         return OK
-    return Check(False, f"value {str(value)!r} is not what the quote says")
+    absent = [w for w in v if w not in q]
+    if fuzzy:
+        absent = [w for w in absent if not any(fuzz.ratio(w, x) >= 80 for x in q)]
+    if not absent:
+        return OK
+    return Check(
+        False, f"value {str(value)!r} is not what the quote says ({', '.join(absent)} not in it)"
+    )
 
 
 def _number(value: Any, quote: str, tolerance: float = 0.0) -> Check:
@@ -406,8 +429,22 @@ def _address(value: Any, quote: str) -> Check:
     return OK
 
 
+_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|none|without|cannot|false)\b|n't\b", re.I)
+_AFFIRMATION = re.compile(r"\b(?:shall|will|must|is|are|does|do|has|have|yes|true)\b", re.I)
+
+
 def _boolean(value: Any, quote: str) -> Check:
-    return OK if isinstance(value, bool) else Check(False, f"{value!r} is not true or false")
+    """A negated quote cannot support true; a quote that affirms cannot support false."""
+    if not isinstance(value, bool):
+        return Check(False, f"{value!r} is not true or false")
+    negated = bool(_NEGATION.search(quote))
+    if value and negated:
+        return Check(False, "value true, but the quote is negated")
+    if not value and not negated:
+        if _AFFIRMATION.search(quote):
+            return Check(False, "value false, but the quote affirms it")
+        return Check(True, "false is inferred: the quote does not say no", computed=True)
+    return OK
 
 
 def _enum(value: Any, quote: str) -> Check:
@@ -437,11 +474,16 @@ _CHECKS: dict[str, Callable[[Any, str], Check]] = {
 }
 
 
-def check_value(kind: str, value: Any, quote: str, date_order: str | None = None) -> Check:
+def check_value(
+    kind: str, value: Any, quote: str, date_order: str | None = None, fuzzy: bool = False
+) -> Check:
     """Compare a value (JSON form) with the text it was read from.
 
-    ``date_order`` is the document's settled day/month order (:func:`date_order`), if any.
+    ``date_order`` is the document's settled day/month order (:func:`date_order`), if any;
+    ``fuzzy`` says the quote itself was only matched approximately (OCR noise).
     """
     if kind == "date":
         return _date_check(value, quote, date_order)
+    if kind in ("string", "text"):
+        return _text(value, quote, fuzzy)
     return _CHECKS.get(kind, _text)(value, quote)

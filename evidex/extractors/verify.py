@@ -126,7 +126,9 @@ def verify_field(
         review.append("the field is marked found but has no value")
         computed = False
     else:
-        check = check_value(kind, value, doc.raw_text(match.ranges), date_order)
+        check = check_value(
+            kind, value, doc.raw_text(match.ranges), date_order, match.level == "fuzzy"
+        )
         computed = check.computed
         if not check.ok:
             review.append(check.reason)

@@ -48,6 +48,10 @@ AGREE: list[tuple[str, Any, str]] = [
     ("string", "ACME GmbH", "Seller: ACME GmbH, Berlin"),
     ("string", "Müller & Söhne", "Mueller Müller & Söhne KG"),
     ("currency", "EUR", "All amounts in EUR"),
+    ("date", {"iso": "2026-05-04", "original": "04.05.2026"}, "Fällig am: 04.05.2026"),
+    ("boolean", True, "the term shall automatically renew"),
+    ("boolean", False, "this Agreement shall not automatically renew"),
+    ("string", "Castellane, Imogen", "Imogen Castellane"),
     (
         "address",
         {
@@ -80,6 +84,11 @@ DISAGREE: list[tuple[str, Any, str, str]] = [
     ("string", "Globex Corporation", "Seller: ACME GmbH", "not what the quote says"),
     ("currency", "USD", "Total 12,00 EUR", "not stated"),
     ("currency", "XYZ", "XYZ", "ISO 4217"),
+    ("date", {"iso": "2026-04-01"}, "Due: 15.04.2026", "2026-04-15"),
+    ("date", {"iso": "2026-03-01"}, "Due Date: 04/03/2026", "does not match"),
+    ("string", "Imogen Castellano", "Imogen Castellane", "castellano not in it"),
+    ("boolean", False, "the term shall automatically renew", "affirms"),
+    ("boolean", True, "the term shall not renew", "negated"),
 ]
 
 
@@ -100,3 +109,13 @@ def test_currency_from_symbol_is_marked_computed() -> None:
     check = check_value("currency", "USD", "a setup fee of $4,000")
     assert check.ok and check.computed
     assert "symbol" in check.reason
+
+
+def test_false_without_a_no_is_marked_inferred() -> None:
+    check = check_value("boolean", False, "Jan 2016 – Feb 2019")
+    assert check.ok and check.computed and "inferred" in check.reason
+
+
+def test_words_match_approximately_only_when_the_quote_did() -> None:
+    assert not check_value("string", "Imogen Castellano", "Imogen Castellane").ok
+    assert check_value("string", "Imogen Castellane", "Imogen Caste1lane", fuzzy=True).ok
