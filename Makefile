@@ -43,9 +43,12 @@ unit: install
 
 test: lint typecheck unit  ## the whole suite: lint, import rule, types, tests
 
-bench: install
+bench: install  ## benchmark scripts; each prints its figures beside what it is compared with
+	$(BIN)/pip install --quiet -e '.[dev,bench]'
 	$(BIN)/python -m bench.parse_speed
 	$(BIN)/python -m bench.kleister_f1
+	$(BIN)/python -m bench.verifier_compare
+	$(BIN)/python -m bench.cuad_align
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
