@@ -10,91 +10,27 @@ Same semantics as ``jobstore_redis`` (the contract tests run over both), under o
   fields the store is keyed on (see :data:`KEPT_ON_SAVE`);
 - with ``retention_s``, a record expires that long after its last write.
 
-The small pure helpers below are shared with the Redis backend so both apply a transition, a
-save and a cursor in exactly the same way.
+The pure helpers in :mod:`.jobstore_base` are shared with the Redis backend so both apply a
+transition, a save and a cursor in exactly the same way.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable
 
-from evidex.workers.jobs import Job, JobEvent, JobStatus, now
+from evidex.workers.jobs import Job, JobStatus
+from evidex.workers.jobstore_base import (
+    apply_transition,
+    check_changes,
+    decode_cursor,
+    merge_save,
+    order_key,
+    page,
+)
 
-__all__ = [
-    "KEPT_ON_SAVE",
-    "MemoryJobStore",
-    "apply_transition",
-    "check_changes",
-    "decode_cursor",
-    "encode_cursor",
-    "merge_save",
-    "page",
-    "score",
-]
-
-KEPT_ON_SAVE = frozenset({"id", "tenant", "created_at", "idempotency_key", "status", "events"})
-"""Fields ``save`` takes from the stored record: identity, index keys and CAS-owned state."""
-
-_NOT_CHANGEABLE = KEPT_ON_SAVE | {"updated_at"}
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def score(created_at: datetime) -> int:
-    """Microseconds since the epoch: the sort key of a job (exact in a Redis float score)."""
-    if created_at.tzinfo is None:
-        created_at = created_at.replace(tzinfo=UTC)
-    return (created_at - _EPOCH) // timedelta(microseconds=1)
-
-
-def encode_cursor(job: Job) -> str:
-    return f"{score(job.created_at)}:{job.id}"
-
-
-def decode_cursor(cursor: str) -> tuple[int, str]:
-    value, _, job_id = cursor.partition(":")
-    if not job_id or not value.isdigit():
-        raise ValueError(f"invalid cursor {cursor!r}: pass back a next_cursor unchanged")
-    return int(value), job_id
-
-
-def check_changes(changes: dict[str, object]) -> None:
-    """Reject ``transition`` changes to unknown fields or to fields the store owns."""
-    bad = sorted(set(changes) - set(Job.model_fields) | set(changes) & _NOT_CHANGEABLE)
-    if bad:
-        raise ValueError(f"transition cannot change {', '.join(bad)}")
-
-
-def apply_transition(job: Job, new: JobStatus, changes: dict[str, object]) -> Job:
-    """The job moved to ``new``, with ``changes`` applied (validated) and an event appended."""
-    at = now()
-    data = job.model_dump()
-    data.update(changes)
-    data.update(status=new, updated_at=at, events=[*job.events, JobEvent(status=new, at=at)])
-    return Job.model_validate(data)
-
-
-def merge_save(stored: Job, job: Job) -> Job:
-    """``job`` as ``save`` writes it over ``stored``."""
-    kept = {name: getattr(stored, name) for name in KEPT_ON_SAVE}
-    return job.model_copy(deep=True, update={**kept, "updated_at": now()})
-
-
-def _order(job: Job) -> tuple[int, str]:
-    return score(job.created_at), job.id
-
-
-def page(jobs: Iterable[Job], status: JobStatus | None, limit: int) -> tuple[list[Job], str | None]:
-    """The first ``limit`` jobs (in the given order) with ``status``, and the next cursor."""
-    found: list[Job] = []
-    for job in jobs:
-        if status is None or job.status == status:
-            found.append(job)
-            if len(found) > limit:
-                return found[:limit], encode_cursor(found[limit - 1])
-    return found, None
+__all__ = ["MemoryJobStore"]
 
 
 class MemoryJobStore:
@@ -158,15 +94,20 @@ class MemoryJobStore:
         with self._lock:
             self._purge()
             mine = sorted(
-                (j for j in self._jobs.values() if j.tenant == tenant), key=_order, reverse=True
+                (j for j in self._jobs.values() if j.tenant == tenant), key=order_key, reverse=True
             )
             jobs, next_cursor = page(
-                (j for j in mine if after is None or _order(j) < after), status, limit
+                (j for j in mine if after is None or order_key(j) < after), status, limit
             )
             return [j.model_copy(deep=True) for j in jobs], next_cursor
 
     def transition(
-        self, job_id: str, expected: frozenset[JobStatus], new: JobStatus, **changes: object
+        self,
+        job_id: str,
+        expected: frozenset[JobStatus],
+        new: JobStatus,
+        detail: str = "",
+        **changes: object,
     ) -> Job | None:
         check_changes(changes)
         with self._lock:
@@ -174,7 +115,7 @@ class MemoryJobStore:
             job = self._jobs.get(job_id)
             if job is None or job.status not in expected:
                 return None
-            updated = apply_transition(job, new, changes)
+            updated = apply_transition(job, new, changes, detail)
             self._write(updated)
             return updated.model_copy(deep=True)
 

@@ -33,7 +33,7 @@ import redis
 from redis.client import Pipeline
 
 from evidex.workers.jobs import Job, JobStatus
-from evidex.workers.jobstore_memory import (
+from evidex.workers.jobstore_base import (
     apply_transition,
     check_changes,
     decode_cursor,
@@ -194,7 +194,12 @@ class RedisJobStore:
                     continue
 
     def transition(
-        self, job_id: str, expected: frozenset[JobStatus], new: JobStatus, **changes: object
+        self,
+        job_id: str,
+        expected: frozenset[JobStatus],
+        new: JobStatus,
+        detail: str = "",
+        **changes: object,
     ) -> Job | None:
         check_changes(changes)
 
@@ -205,7 +210,7 @@ class RedisJobStore:
             job = Job.model_validate_json(raw)
             if job.status not in expected:
                 return None
-            updated = apply_transition(job, new, changes)
+            updated = apply_transition(job, new, changes, detail)
             pipe.multi()
             self._write(pipe, updated)
             return updated

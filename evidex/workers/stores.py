@@ -53,10 +53,16 @@ class JobStore(Protocol):
         ...
 
     def transition(
-        self, job_id: str, expected: frozenset[JobStatus], new: JobStatus, **changes: object
+        self,
+        job_id: str,
+        expected: frozenset[JobStatus],
+        new: JobStatus,
+        detail: str = "",
+        **changes: object,
     ) -> Job | None:
         """Compare-and-set: move to ``new`` only from one of ``expected`` (applying ``changes``
-        and appending an event); None when the job is missing or in another state."""
+        and appending an event that says ``detail``); None when the job is missing or in another
+        state."""
         ...
 
     def save(self, job: Job) -> None:

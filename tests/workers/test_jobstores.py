@@ -396,3 +396,12 @@ def test_make_job_store_uses_the_redis_url_and_retention(redis_url: str) -> None
     assert (store.retention_s, store.prefix) == (120, "evidex")
     assert store.client.ping() is True
     store.client.close()
+
+
+def test_transition_event_carries_its_detail(store: JobStore) -> None:
+    job = store.create(make_job())
+    moved = store.transition(job.id, QUEUED, JobStatus.RUNNING, detail="picked up by worker-1")
+    assert moved is not None
+    assert moved.events[-1].detail == "picked up by worker-1"
+    stored = store.get(job.id)
+    assert stored is not None and stored.events[-1].detail == "picked up by worker-1"
