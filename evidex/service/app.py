@@ -8,6 +8,8 @@
       POST   /jobs                        JobSubmission, the only route with a large body limit
       GET    /jobs, /jobs/{id}, /jobs/{id}/annotated.pdf, DELETE /jobs/{id}
       GET    /schemas, /schemas/{name}
+      GET    /jobs/{id}/review, /jobs/{id}/pages/{n}.png, /review-assets/{name}   (review.py)
+      PATCH  /jobs/{id}/fields/{path}; GET /jobs/{id}/decisions, /jobs/{id}/export.json|.csv
 
 Errors from anywhere become problem+json in :mod:`evidex.service.problems`.
 """
@@ -32,6 +34,7 @@ from evidex.service.health import HealthController
 from evidex.service.jobs import JobsController, JobSubmission
 from evidex.service.problems import exception_handlers
 from evidex.service.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
+from evidex.service.review import ReviewAssets, ReviewController
 from evidex.service.services import Enqueue, Services, WorkerCheck, provide_services
 from evidex.service.settings import ServiceSettings
 from evidex.workers.stores import BlobStore, JobStore
@@ -66,7 +69,7 @@ def create_app(
     )
     v1 = Router(
         path="/v1",
-        route_handlers=[upload, JobsController, SchemasController],
+        route_handlers=[upload, JobsController, SchemasController, ReviewController, ReviewAssets],
         guards=[require_api_key],
         dependencies={"tenant": Provide(current_tenant, sync_to_thread=False)},
         security=[{"bearer": []}],

@@ -18,6 +18,7 @@ from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter
 
 from evidex.extractors.highlight import annotate
 from evidex.schemas import Result
+from evidex.service.decisions import decisions_key
 from evidex.service.intake import Submission, submit
 from evidex.service.problems import ApiError, problem_responses
 from evidex.service.services import Services, ServicesDep, TenantDep
@@ -211,6 +212,12 @@ class JobsController(Controller):
     def delete_job(self, services: ServicesDep, tenant: TenantDep, job_id: JobId) -> None:
         job = owned_job(services, tenant, job_id)
         services.job_store.delete(job.id)  # first: a worker that picks it up now finds nothing
-        keys = {job.document_key, job.result_key or "", result_key(job), webhook_key(job)}
+        keys = {
+            job.document_key,
+            job.result_key or "",
+            result_key(job),
+            webhook_key(job),
+            decisions_key(job),
+        }
         for key in sorted(keys - {""}):
             services.blob_store.delete(key)

@@ -68,7 +68,10 @@ def test_delete_removes_document_result_and_record(api: Harness) -> None:
     job_id = api.submit().json()["id"]
     result_key = api.succeed(job_id)
     api.blobs.put(f"acme/{job_id}/webhook.json", b"{}")  # the webhook sender's record
-    assert api.blobs.exists(result_key) and len(api.blobs.keys()) == 3
+    confirm = {"action": "confirm"}
+    saved = api.client.patch(f"/v1/jobs/{job_id}/fields/total", json=confirm, headers=ACME)
+    assert saved.status_code == 200  # a reviewer's decision: deleted with the job
+    assert api.blobs.exists(result_key) and len(api.blobs.keys()) == 4
     r = api.client.delete(f"/v1/jobs/{job_id}", headers=ACME)
     assert r.status_code == 204 and r.content == b""
     assert api.blobs.keys() == [] and api.jobs.get(job_id) is None

@@ -41,6 +41,37 @@ ROUTES: dict[tuple[str, str], tuple[str, set[int], set[str]]] = {
     ),
     ("get", "/v1/schemas"): ("200", V1, {"unauthorized", "rate_limited"}),
     ("get", "/v1/schemas/{name}"): ("200", V1 | {404}, {"schema_not_found"}),
+    ("get", "/v1/jobs/{job_id}/review"): (
+        "200",
+        V1 | {404, 409},
+        {"job_not_found", "job_not_ready"},
+    ),
+    ("get", "/v1/jobs/{job_id}/pages/{page_file}"): (
+        "200",
+        V1 | {404, 409},
+        {"job_not_found", "job_not_ready", "page_not_found"},
+    ),
+    ("patch", "/v1/jobs/{job_id}/fields/{field_path}"): (
+        "200",
+        V1 | {400, 404, 409, 422},
+        {"job_not_found", "job_not_ready", "field_not_found", "decision_invalid"},
+    ),
+    ("get", "/v1/jobs/{job_id}/decisions"): (
+        "200",
+        V1 | {404, 409},
+        {"job_not_found", "job_not_ready"},
+    ),
+    ("get", "/v1/jobs/{job_id}/export.json"): (
+        "200",
+        V1 | {404, 409},
+        {"job_not_found", "job_not_ready"},
+    ),
+    ("get", "/v1/jobs/{job_id}/export.csv"): (
+        "200",
+        V1 | {404, 409},
+        {"job_not_found", "job_not_ready"},
+    ),
+    ("get", "/v1/review-assets/{name}"): ("200", V1 | {404}, {"not_found"}),
     ("get", "/healthz"): ("200", set(), set()),
     ("get", "/readyz"): ("200", {503}, {"not_ready"}),
 }

@@ -1,0 +1,266 @@
+"""Review: a page to check a job's fields against the document, and the decisions it saves.
+
+::
+
+    GET   /v1/jobs/{id}/review           the page (HTML): page images, boxes, the field list
+    GET   /v1/jobs/{id}/pages/{n}.png    page n (1-based) rendered at REVIEW_DPI
+    PATCH /v1/jobs/{id}/fields/{path}    confirm, edit or reject one field (path URL-encoded)
+    GET   /v1/jobs/{id}/decisions        every decision (latest per field, and the history)
+    GET   /v1/jobs/{id}/export.json      one row per field: machine and reviewed value
+    GET   /v1/jobs/{id}/export.csv       the same as CSV
+    GET   /v1/review-assets/{name}       review.js, review.css
+
+Authentication is the bearer header of every ``/v1`` route, for the page *and* everything it
+loads: no cookie, no token in a URL. Whoever opens the page must send the header with every
+request, which browser automation (Playwright's ``extra_http_headers``), an authenticating
+reverse proxy or an HTTP client does. So there is no second credential to mint, leak through
+logs, history or a Referer, or expire, and no CSRF (a browser never adds the header by itself).
+Every route looks the job up through :func:`~evidex.service.jobs.owned_job`: another tenant's
+key gets 404 ``job_not_found`` on each of them, as for a missing job.
+
+The page is served with a strict Content-Security-Policy (:data:`CSP`): scripts and styles only
+from these routes, requests only to this origin, no framing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Annotated, Any
+
+from litestar import Controller, Request, Response, get, patch
+from litestar.enums import MediaType
+from litestar.params import Body, PathParameter
+
+from evidex.extractors.render import page_sizes, pixel_size, render_page_png
+from evidex.schemas import LeafSpec, Result, get_schema, schema_from_json
+from evidex.service.auth import Caller
+from evidex.service.decisions import Decision, Decisions, decide, load_decisions, record_decision
+from evidex.service.decisions_export import ReviewExport, export_csv, review_export
+from evidex.service.jobs import V1_PROBLEMS, owned_job
+from evidex.service.problems import ApiError, problem_responses
+from evidex.service.review_page import PageImage, render_review, spec_for, static_text
+from evidex.service.services import Services, ServicesDep, TenantDep
+from evidex.workers.jobs import Job, JobStatus
+
+__all__ = ["CSP", "REVIEW_DPI", "ReviewAssets", "ReviewController"]
+
+REVIEW_DPI = 110
+CSP = (
+    "default-src 'none'; img-src 'self' data:; script-src 'self'; style-src 'self'; "
+    "connect-src 'self'; frame-ancestors 'none'"
+)
+PAGE_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+ASSETS = {"review.js": "text/javascript", "review.css": "text/css"}
+_PAGE_FILE = re.compile(r"([1-9][0-9]{0,5})\.png")
+_JOB = ("job_not_found", "job_not_ready", "not_found")
+JobId = Annotated[str, PathParameter(description="The job's id, as returned on submission.")]
+FieldPath = Annotated[
+    str, PathParameter(description="The field's result path, URL-encoded: items%5B0%5D.amount.")
+]
+PageFile = Annotated[str, PathParameter(description="'{n}.png', n the 1-based page number.")]
+
+
+def _ready(services: Services, tenant: str, job_id: str) -> tuple[Job, Result]:
+    """The tenant's succeeded job and its machine result."""
+    job = owned_job(services, tenant, job_id)
+    if job.status is not JobStatus.SUCCEEDED or not job.result_key:
+        raise ApiError(
+            "job_not_ready", f"the job is {job.status.value}; review it once it has succeeded"
+        )
+    return job, Result.model_validate_json(services.blob_store.get(job.result_key))
+
+
+def _specs(job: Job) -> dict[str, LeafSpec]:
+    custom = job.custom_schema
+    schema = schema_from_json(custom) if custom is not None else get_schema(job.schema_name)
+    return {spec.path: spec for spec in schema.leaves}
+
+
+def _is_pdf(job: Job) -> bool:
+    return job.media_type == "application/pdf"
+
+
+def _who(request: Request[Any, Any, Any]) -> str:
+    """``tenant/key id``: the key id is the start of the key's SHA-256, never the key."""
+    caller = request.scope.get("auth")
+    if not isinstance(caller, Caller):
+        raise ApiError("unauthorized", "send your API key as 'Authorization: Bearer <key>'")
+    return f"{caller.tenant}/{caller.key_sha256[:12]}"
+
+
+def _v1(request: Request[Any, Any, Any]) -> str:
+    return str(request.scope.get("root_path", "")).rstrip("/") + "/v1"
+
+
+def _safe_name(job: Job) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", job.filename.rsplit(".", 1)[0]) or "document"
+
+
+class ReviewController(Controller):
+    path = "/jobs"
+    tags = ("review",)
+
+    @get(
+        "/{job_id:str}/review",
+        sync_to_thread=True,
+        media_type=MediaType.HTML,
+        summary="The review page: the document's pages with each field's evidence",
+        description="HTML for people: page images with every field's boxes coloured by "
+        "status, and the fields (not verified first) with confirm / edit / reject. Scripts "
+        "and styles come from /v1/review-assets; send the bearer header with every request "
+        "the page makes. 409 until the job has succeeded.",
+        responses=problem_responses(*V1_PROBLEMS, *_JOB),
+    )
+    def review_page(
+        self,
+        request: Request[Any, Any, Any],
+        services: ServicesDep,
+        tenant: TenantDep,
+        job_id: JobId,
+    ) -> Response[str]:
+        job, result = _ready(services, tenant, job_id)
+        pages = []
+        if _is_pdf(job):
+            for number, (w, h) in enumerate(page_sizes(services.blob_store.get(job.document_key))):
+                px, py = pixel_size(w, h, REVIEW_DPI)
+                pages.append(PageImage(number + 1, REVIEW_DPI / 72, w, h, px, py))
+        v1 = _v1(request)
+        html = render_review(
+            job_id=job.id,
+            filename=job.filename,
+            result=result,
+            decisions=load_decisions(services.blob_store, job),
+            specs=_specs(job),
+            pages=pages,
+            api=f"{v1}/jobs/{job.id}",
+            assets={name: f"{v1}/review-assets/{name}?v={_version(name)}" for name in ASSETS},
+        )
+        return Response(html, media_type=MediaType.HTML, headers=PAGE_HEADERS)
+
+    @get(
+        "/{job_id:str}/pages/{page_file:str}",
+        sync_to_thread=True,
+        media_type="image/png",
+        summary="One page of the document as a PNG (for the review page)",
+        description=f"'{{n}}.png': page n, 1-based, rendered at {REVIEW_DPI} dpi.",
+        responses=problem_responses(*V1_PROBLEMS, *_JOB, "page_not_found"),
+    )
+    def page_image(
+        self, services: ServicesDep, tenant: TenantDep, job_id: JobId, page_file: PageFile
+    ) -> Response[bytes]:
+        job, _ = _ready(services, tenant, job_id)
+        found = _PAGE_FILE.fullmatch(page_file)
+        if found is None or not _is_pdf(job):
+            raise ApiError("page_not_found", f"no page image {page_file!r}: use '{{n}}.png'")
+        try:
+            png, _, _ = render_page_png(
+                services.blob_store.get(job.document_key), int(found[1]), REVIEW_DPI
+            )
+        except IndexError as exc:
+            raise ApiError("page_not_found", str(exc)) from None
+        headers = {"Cache-Control": "private, max-age=600", "X-Content-Type-Options": "nosniff"}
+        return Response(png, media_type="image/png", headers=headers)
+
+    @patch(
+        "/{job_id:str}/fields/{field_path:str}",
+        sync_to_thread=True,
+        summary="Confirm, edit or reject one field",
+        description='Body: {"action": "confirm"|"edit"|"reject", "value": ... (edit only, '
+        'typed by the field\'s kind), "note": ""}. Saved beside the machine result (never '
+        "changed) with who and when; the field's latest decision replaces the one before, "
+        "the history keeps both.",
+        responses=problem_responses(*V1_PROBLEMS, *_JOB, "field_not_found", "decision_invalid"),
+    )
+    def decide_field(
+        self,
+        request: Request[Any, Any, Any],
+        services: ServicesDep,
+        tenant: TenantDep,
+        job_id: JobId,
+        field_path: FieldPath,
+        data: Annotated[
+            dict[str, Any],
+            Body(description='{"action": "edit", "value": 19953.8, "note": "per PO"}'),
+        ],
+    ) -> Decision:
+        job, result = _ready(services, tenant, job_id)
+        field = result.fields.get(field_path)
+        if field is None:
+            raise ApiError("field_not_found", f"the result has no field {field_path!r}")
+        decision = decide(field_path, field, spec_for(_specs(job), field_path), data, _who(request))
+        record_decision(services.blob_store, job, decision)
+        return decision
+
+    @get(
+        "/{job_id:str}/decisions",
+        sync_to_thread=True,
+        summary="The review decisions of a job",
+        responses=problem_responses(*V1_PROBLEMS, *_JOB),
+    )
+    def decisions(self, services: ServicesDep, tenant: TenantDep, job_id: JobId) -> Decisions:
+        job, _ = _ready(services, tenant, job_id)
+        return load_decisions(services.blob_store, job)
+
+    @get(
+        "/{job_id:str}/export.json",
+        sync_to_thread=True,
+        summary="The reviewed values as JSON: one row per field",
+        responses=problem_responses(*V1_PROBLEMS, *_JOB),
+    )
+    def export_json(self, services: ServicesDep, tenant: TenantDep, job_id: JobId) -> ReviewExport:
+        job, result = _ready(services, tenant, job_id)
+        return review_export(job.id, job.filename, result, load_decisions(services.blob_store, job))
+
+    @get(
+        "/{job_id:str}/export.csv",
+        sync_to_thread=True,
+        media_type="text/csv",
+        summary="The reviewed values as CSV: one row per field",
+        description="Columns: path, machine_value, status, decision, reviewed_value, who, "
+        "when, note. Text starting with = + - @ is prefixed with ' (spreadsheet formulas).",
+        responses=problem_responses(*V1_PROBLEMS, *_JOB),
+    )
+    def export_csv(self, services: ServicesDep, tenant: TenantDep, job_id: JobId) -> Response[str]:
+        job, result = _ready(services, tenant, job_id)
+        export = review_export(
+            job.id, job.filename, result, load_decisions(services.blob_store, job)
+        )
+        disposition = f'attachment; filename="{_safe_name(job)}.review.csv"'
+        return Response(
+            export_csv(export),
+            media_type="text/csv",
+            headers={"Content-Disposition": disposition},
+        )
+
+
+def _version(name: str) -> str:
+    return hashlib.sha256(static_text(name).encode()).hexdigest()[:12]
+
+
+class ReviewAssets(Controller):
+    """The review page's script and stylesheet (no third-party host, nothing inline)."""
+
+    path = "/review-assets"
+    tags = ("review",)
+
+    @get(
+        "/{name:str}",
+        sync_to_thread=False,
+        media_type=MediaType.TEXT,
+        summary="A static file of the review page (review.js, review.css)",
+        responses=problem_responses(*V1_PROBLEMS, "not_found"),
+    )
+    def asset(
+        self, name: Annotated[str, PathParameter(description="review.js or review.css")]
+    ) -> Response[str]:
+        if name not in ASSETS:
+            raise ApiError("not_found", f"no review asset {name!r}")
+        headers = {"Cache-Control": "private, max-age=86400", "X-Content-Type-Options": "nosniff"}
+        return Response(static_text(name), media_type=ASSETS[name], headers=headers)
