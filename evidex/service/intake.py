@@ -30,7 +30,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import PydanticUserError, ValidationError
 
 from evidex.extractors.document import parse_pages
 from evidex.extractors.errors import EmptyDocument, UnsupportedDocument
@@ -87,7 +87,14 @@ def read_schema(
         raw = json.loads(schema_json or "")
     except json.JSONDecodeError as exc:
         raise SchemaInvalid(f"schema_json is not valid JSON: {exc}") from None
-    schema = schema_from_json(raw)
+    except RecursionError:
+        raise SchemaInvalid("schema_json is nested too deeply") from None
+    try:
+        schema = schema_from_json(raw)
+    except (TypeError, ValueError, AttributeError, RecursionError, PydanticUserError) as exc:
+        # What schema_from_json does not catch itself (a non-object "$defs", a non-string
+        # "description", property names Pydantic reserves) is still the client's schema.
+        raise SchemaInvalid(f"schema_json cannot be used ({type(exc).__name__}: {exc})") from None
     return schema, raw
 
 

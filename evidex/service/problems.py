@@ -62,6 +62,8 @@ PROBLEMS: dict[str, Kind] = {
     "job_not_found": Kind(404, "No such job"),
     "schema_not_found": Kind(404, "No such built-in schema"),
     "not_found": Kind(404, "Not found"),
+    "field_not_found": Kind(404, "No such field in the job's result"),
+    "page_not_found": Kind(404, "No such page in the document"),
     "method_not_allowed": Kind(405, "Method not allowed"),
     "job_not_ready": Kind(409, "The job has not succeeded (yet)"),
     "idempotency_conflict": Kind(409, "Idempotency-Key reused for a different request"),
@@ -78,6 +80,7 @@ PROBLEMS: dict[str, Kind] = {
     "pdf_no_pages": Kind(422, "The PDF has no pages"),
     "no_text_layer": Kind(422, "The PDF has no text layer"),
     "bad_input": Kind(422, "The input cannot be used"),
+    "decision_invalid": Kind(422, "The review decision is invalid"),
     "rate_limited": Kind(429, "Too many requests"),
     "budget_exceeded": Kind(429, "The tenant's token budget is spent"),
     "internal_error": Kind(500, "Internal error"),
@@ -165,6 +168,17 @@ def problem_response(
     )
 
 
+def _from_form_parsing(exc: Exception) -> bool:
+    """Whether ``exc`` escaped Litestar's multipart parser, which decodes every part without a
+    filename as text itself (a PDF sent without one, a latin-1 field, ``charset=bogus``)."""
+    if not isinstance(exc, UnicodeError | LookupError):
+        return False
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_globals.get("__name__") == "litestar._multipart"
+
+
 def _handle(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:
     if isinstance(exc, ApiError):
         return problem_response(exc.code, exc.detail, headers=exc.headers, checks=exc.checks)
@@ -179,6 +193,12 @@ def _handle(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[st
         )
     if isinstance(exc, BlobNotFound):
         return problem_response("not_found", "the job's stored files are gone (expired?)")
+    if _from_form_parsing(exc):
+        return problem_response(
+            "bad_request",
+            "a multipart text field could not be decoded (not UTF-8, or an unknown charset); "
+            "send the document as a file part with a filename",
+        )
     if isinstance(exc, ValidationException):
         errors = exc.extra if isinstance(exc.extra, list) else None
         return problem_response("bad_request", exc.detail, errors=errors)

@@ -270,9 +270,12 @@ def _transient(exc: BaseException) -> bool:
 def _fail_or_retry(job: Job, exc: BaseException, deps: Deps) -> None:
     if _transient(exc) and job.attempts <= deps.settings.task_max_retries:
         error = _describe(exc)
-        delay = backoff(job.attempts, rand=deps.rand)
+        delay = backoff(job.attempts, deps.settings.task_backoff_s, rand=deps.rand)
         error.message = f"attempt {job.attempts} failed, retrying in {delay:.0f} s: {error.message}"
-        if deps.jobs.transition(job.id, _RUNNING, JobStatus.QUEUED, error=error) is not None:
+        requeued = deps.jobs.transition(
+            job.id, _RUNNING, JobStatus.QUEUED, detail=error.message, error=error
+        )
+        if requeued is not None:
             raise RetryJob(delay, error.message)
         return
     _end_failed(job, exc, deps)

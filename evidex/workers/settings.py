@@ -26,6 +26,12 @@ class WorkerSettings(Settings):
     task_time_limit_s: int = Field(default=900, ge=10)
     visibility_timeout_s: int = Field(default=3600, ge=60)
     task_max_retries: int = Field(default=5, ge=0)
+    task_backoff_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="Base of the exponential delay between a job's "
+        "retries (doubled each attempt, jittered, capped at 600 s).",
+    )
     worker_concurrency: int = Field(default=16, ge=1)
     monthly_token_budget: int | None = Field(
         default=None, description="Per tenant and calendar month, in tokens; unset: no budget."

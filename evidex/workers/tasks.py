@@ -35,9 +35,11 @@ WEBHOOK_BASE_S, WEBHOOK_CAP_S = 10.0, 600.0
 
 
 def register_tasks(app: Celery, deps: Callable[[], Deps]) -> None:
-    """Register ``evidex.run_job`` and ``evidex.deliver_webhook`` on ``app``."""
+    """Register ``evidex.run_job`` and ``evidex.deliver_webhook`` on ``app`` only (not shared:
+    a shared task is added to every app finalized later in the process, where the first app's
+    closure, with its ``deps``, would answer to the name)."""
 
-    @app.task(name=RUN_JOB, bind=True, max_retries=None, ignore_result=True)
+    @app.task(name=RUN_JOB, bind=True, max_retries=None, ignore_result=True, shared=False)
     def run_job(self: Task[[str], None], job_id: str) -> None:
         try:
             process(job_id, deps())
@@ -47,7 +49,7 @@ def register_tasks(app: Celery, deps: Callable[[], Deps]) -> None:
             log.warning("job %s: a store is unavailable (%s); retrying", job_id, exc)
             raise self.retry(countdown=backoff(self.request.retries + 1)) from exc
 
-    @app.task(name=DELIVER_WEBHOOK, bind=True, max_retries=None, ignore_result=True)
+    @app.task(name=DELIVER_WEBHOOK, bind=True, max_retries=None, ignore_result=True, shared=False)
     def deliver_webhook(self: Task[[str], None], job_id: str) -> None:
         d, attempt = deps(), self.request.retries + 1
         with httpx.Client(timeout=TIMEOUT_S, follow_redirects=False) as client:

@@ -1,0 +1,442 @@
+"""Faults on the real path: the REST API, a real ``evidex worker`` process, a real (private)
+Redis, and the OpenAI SDK talking to a local fake model server that misbehaves on purpose.
+
+Each test asserts that nothing is lost or done twice: the job ends in the stated status, the
+tenant has exactly the jobs it submitted, exactly one result (or none, for a failure) is stored,
+the model was called exactly as often as the fault requires, and no message is left in the queue
+or unacknowledged. Every test gets its own redis-server (AOF, fsync always) in a temp dir, so it
+can be restarted and flushed freely; every process is started in its own process group and
+killed with it (parser pool included) in the fixture's ``finally``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import functools
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import redis
+from fake_openai import RESPONSES, FakeOpenAI, Reply, fixture
+from litestar.testing import TestClient
+from sample_answers import SAMPLES, perfect_fields
+
+from evidex.extractors.llm.scripted import build_answer
+from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
+from evidex.schemas import get_schema
+from evidex.service.app import production_app
+from evidex.service.settings import ServiceSettings
+from evidex.workers.celery_app import QUEUE
+from evidex.workers.jobstore_redis import RedisJobStore
+from evidex.workers.localredis import find_redis_server, reachable
+
+ROOT = Path(__file__).resolve().parents[2]
+EVIDEX = str(Path(sys.executable).with_name("evidex"))
+INVOICE = (SAMPLES / "invoice.pdf").read_bytes()
+KEYS = {"acme": "acme-fault-key-1", "globex": "globex-fault-key-2"}
+ACME = {"Authorization": f"Bearer {KEYS['acme']}"}
+GLOBEX = {"Authorization": f"Bearer {KEYS['globex']}"}
+TIMEOUT_S = 45.0
+
+pytestmark = pytest.mark.skipif(find_redis_server() is None, reason="needs a redis-server binary")
+
+
+# --- the parts ------------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class PrivateRedis:
+    """A redis-server of this test only, persisting every write (AOF, fsync always) under
+    ``directory``, so that :meth:`restart` (SIGTERM, start again: same port, same files) keeps
+    what a production Redis with AOF keeps."""
+
+    def __init__(self, directory: Path) -> None:
+        binary = find_redis_server()
+        assert binary is not None
+        self.binary, self.directory, self.port = binary, directory, _free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+        directory.mkdir(parents=True, exist_ok=True)
+
+    def start(self) -> None:
+        command = [
+            self.binary, "--port", str(self.port), "--bind", "127.0.0.1",
+            "--dir", str(self.directory), "--appendonly", "yes", "--appendfsync", "always",
+            "--save", "", "--maxmemory-policy", "noeviction",
+        ]  # fmt: skip
+        with (self.directory / "redis.log").open("ab") as log:
+            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 10
+        while not reachable(self.url):
+            assert self.process.poll() is None, self.log()
+            assert time.monotonic() < deadline, f"redis-server did not start\n{self.log()}"
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        self.process.terminate()  # SIGTERM: a clean shutdown, as a restart by systemd/docker
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+    def restart(self) -> None:
+        self.stop()
+        assert not reachable(self.url)
+        self.start()
+
+    def client(self) -> redis.Redis:
+        return redis.Redis.from_url(self.url)
+
+    def log(self) -> str:
+        return (self.directory / "redis.log").read_text(errors="replace")[-3000:]
+
+
+class Processes:
+    """``evidex worker`` / ``evidex serve`` processes sharing one environment."""
+
+    def __init__(self, tmp: Path, env: dict[str, str]) -> None:
+        self.tmp, self.env = tmp, env
+        self.started: list[tuple[subprocess.Popen[bytes], Path]] = []
+
+    def _start(self, name: str, argv: list[str], extra: dict[str, str]) -> Path:
+        log = self.tmp / f"{name}-{len(self.started)}.log"
+        with log.open("wb") as out:
+            process = subprocess.Popen(
+                argv,
+                cwd=ROOT,
+                env={**self.env, **extra},
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group: killed with its children
+            )
+        self.started.append((process, log))
+        return log
+
+    def worker(self, **extra: str) -> None:
+        argv = [EVIDEX, "worker", "--concurrency", "2", "--loglevel", "INFO"]
+        self._start("worker", argv, extra)
+
+    def api(self, **extra: str) -> str:
+        port = _free_port()
+        self._start("api", [EVIDEX, "serve", "--port", str(port), "--log-level", "warning"], extra)
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            self.check()
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    return base
+            time.sleep(0.1)
+        raise AssertionError(f"the API did not start\n{self.logs()}")
+
+    def check(self) -> None:
+        for process, _ in self.started:
+            assert process.poll() is None, f"a process exited early:\n{self.logs()}"
+
+    def logs(self) -> str:
+        return "\n---\n".join(log.read_text(errors="replace")[-3000:] for _, log in self.started)
+
+    def kill_all(self) -> None:
+        for process, _ in self.started:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+
+
+@functools.cache
+def _answer_text() -> str:
+    lines = PyMuPDFParser().parse(INVOICE, "invoice.pdf").lines
+    return json.dumps(build_answer(get_schema("invoice"), perfect_fields("invoice", lines)))
+
+
+def good_reply(number: int = 0, delay_s: float = 0.0) -> Reply:
+    """A completed Responses API answer holding the invoice's perfect answer."""
+    body = copy.deepcopy(fixture("responses_completed"))
+    body["id"] = f"resp_fault_{number}"
+    body["output"][0]["content"][0]["text"] = _answer_text()
+    return Reply(200, body, delay_s=delay_s)
+
+
+def failure(status: int, **headers: str) -> Reply:
+    return Reply(status, {"error": {"message": f"fake: HTTP {status}", "type": "test"}}, headers)
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
+    server = PrivateRedis(tmp_path / "redis")
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def procs(tmp_path: Path, private_redis: PrivateRedis, fake: FakeOpenAI) -> Iterator[Processes]:
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("EVIDEX_", "OPENAI_", "CELERY_"))
+    }
+    env.update(
+        EVIDEX_REDIS_URL=private_redis.url,
+        EVIDEX_DATA_DIR=str(tmp_path / "data"),
+        EVIDEX_API_KEYS=",".join(f"{tenant}={key}" for tenant, key in KEYS.items()),
+        EVIDEX_RATE_LIMIT_PER_MINUTE="100000",  # the tests poll; the limit is tested elsewhere
+        EVIDEX_LLM="openai",
+        OPENAI_API_KEY="sk-local",
+        OPENAI_BASE_URL=fake.base_url,
+        EVIDEX_LLM_BACKOFF_S="0.05",
+    )
+    processes = Processes(tmp_path, env)
+    try:
+        yield processes
+    finally:
+        processes.kill_all()
+
+
+def in_process_api(private_redis: PrivateRedis, tmp_path: Path) -> TestClient[Any]:
+    """The production app (Redis job store, local blobs, Celery enqueue) served in-process."""
+    settings = ServiceSettings(
+        redis_url=private_redis.url,
+        data_dir=tmp_path / "data",
+        api_keys=KEYS,
+        rate_limit_per_minute=100_000,
+    )
+    return TestClient(production_app(settings))
+
+
+# --- checks ---------------------------------------------------------------------------------
+
+
+def submit(client: Any, headers: dict[str, str] = ACME, **extra_headers: str) -> httpx.Response:
+    response: httpx.Response = client.post(
+        "/v1/jobs",
+        files={"file": ("invoice.pdf", INVOICE, "application/pdf")},
+        data={"schema": "invoice"},
+        headers={**headers, **extra_headers},
+    )
+    return response
+
+
+def wait_final(client: Any, job_id: str, procs: Processes, headers: dict[str, str] = ACME) -> Any:
+    """Poll ``GET /v1/jobs/{id}`` until the job has ended; its JSON."""
+    deadline = time.monotonic() + TIMEOUT_S
+    job: Any = None
+    while time.monotonic() < deadline:
+        procs.check()
+        response = client.get(f"/v1/jobs/{job_id}", headers=headers)
+        assert response.status_code == 200, response.text
+        job = response.json()
+        if job["status"] in ("succeeded", "failed"):
+            return job
+        time.sleep(0.2)
+    raise AssertionError(f"job {job_id} is still {job and job['status']}: {job}\n{procs.logs()}")
+
+
+def stored_files(data_dir: Path) -> set[str]:
+    return {p.relative_to(data_dir).as_posix() for p in data_dir.rglob("*") if p.is_file()}
+
+
+def assert_queue_drained(server: PrivateRedis) -> None:
+    """No task waits in the queue or is held unacknowledged: nothing will run again."""
+    client = server.client()
+    try:
+        deadline = time.monotonic() + 10
+        while True:  # the worker acknowledges just after the job's final compare-and-set
+            queues = [k for k in client.keys(f"{QUEUE}*") if client.type(k) == b"list"]
+            left = sum(client.llen(k) for k in queues) + client.hlen("unacked")
+            if left == 0:
+                return
+            assert time.monotonic() < deadline, f"{left} task message(s) left: {queues}"
+            time.sleep(0.1)
+    finally:
+        client.close()
+
+
+def assert_one_job(server: PrivateRedis, tenant: str, job_id: str) -> None:
+    store = RedisJobStore.from_url(server.url)
+    try:
+        jobs, _ = store.list(tenant)
+        assert [job.id for job in jobs] == [job_id]
+    finally:
+        store.client.close()
+
+
+def events(job: dict[str, Any]) -> list[str]:
+    return [event["status"] for event in job["events"]]
+
+
+# --- the faults -----------------------------------------------------------------------------
+
+
+def test_rate_limit_then_server_error_then_recovery_succeeds_once(
+    fake: FakeOpenAI, private_redis: PrivateRedis, procs: Processes, tmp_path: Path
+) -> None:
+    fake.add(RESPONSES, failure(429, **{"Retry-After": "0"}), failure(500), good_reply())
+    procs.worker(EVIDEX_LLM_MAX_RETRIES="3")
+    with in_process_api(private_redis, tmp_path) as api:
+        created = submit(api)
+        assert created.status_code == 202, created.text
+        job = wait_final(api, created.json()["id"], procs)
+    assert job["status"] == "succeeded", (job, procs.logs())
+    assert (job["attempts"], events(job), job["error"]) == (1, ["running", "succeeded"], None)
+    trace = job["result"]["trace"]
+    assert (trace["llm"], trace["attempts"], trace["response_id"]) == ("openai", 3, "resp_fault_0")
+    assert job["result"]["summary"]["unsupported"] == 0
+    assert len(fake.bodies(RESPONSES)) == 3  # the retries happened inside one task run
+    assert stored_files(tmp_path / "data") == {
+        f"acme/{job['id']}/document",
+        f"acme/{job['id']}/result.json",
+    }
+    assert_one_job(private_redis, "acme", job["id"])
+    assert_queue_drained(private_redis)
+
+
+def test_a_hanging_model_fails_the_job_as_llm_unavailable_after_its_retries(
+    fake: FakeOpenAI, private_redis: PrivateRedis, procs: Processes, tmp_path: Path
+) -> None:
+    # 2 task attempts x 2 model attempts, each answered only after the 1 s client timeout.
+    fake.add(RESPONSES, *[good_reply(n, delay_s=3.0) for n in range(4)])
+    procs.worker(
+        EVIDEX_LLM_TIMEOUT_S="1",
+        EVIDEX_LLM_MAX_RETRIES="1",
+        EVIDEX_TASK_MAX_RETRIES="1",
+        EVIDEX_TASK_BACKOFF_S="0.2",
+    )
+    with in_process_api(private_redis, tmp_path) as api:
+        created = submit(api)
+        assert created.status_code == 202, created.text
+        job = wait_final(api, created.json()["id"], procs)
+        assert api.get(f"/v1/jobs/{job['id']}/annotated.pdf", headers=ACME).status_code == 409
+    assert job["status"] == "failed", (job, procs.logs())
+    assert job["error"]["code"] == "llm_unavailable"
+    assert "within 1s on 2 attempt(s)" in job["error"]["message"]
+    assert "gave up after 2 attempts" in job["error"]["message"]
+    assert job["attempts"] == 2
+    assert events(job) == ["running", "queued", "running", "failed"]
+    assert "result" not in job or job["result"] is None
+    assert len(fake.bodies(RESPONSES)) == 4
+    assert stored_files(tmp_path / "data") == {f"acme/{job['id']}/document"}  # no result
+    assert_one_job(private_redis, "acme", job["id"])
+    assert_queue_drained(private_redis)
+
+
+def test_a_redis_restart_between_submit_and_run_loses_nothing(
+    fake: FakeOpenAI, private_redis: PrivateRedis, procs: Processes, tmp_path: Path
+) -> None:
+    fake.add(RESPONSES, good_reply(1), good_reply(2))
+    api = in_process_api(private_redis, tmp_path)
+    with api:  # no worker yet: the task can only wait in Redis
+        created = submit(api)
+        assert created.status_code == 202, created.text
+    first = created.json()["id"]
+    client = private_redis.client()
+    try:
+        assert client.llen(QUEUE) == 1
+    finally:
+        client.close()
+
+    private_redis.restart()
+
+    client = private_redis.client()
+    try:  # the job record and its queued task came back from the append-only file
+        assert client.llen(QUEUE) == 1
+        assert json.loads(client.get(f"evidex:job:{first}") or b"{}")["status"] == "queued"
+    finally:
+        client.close()
+    procs.worker()
+    with api:  # the same app: its Redis clients reconnect to the restarted server
+        done = wait_final(api, first, procs)
+        again = submit(api)  # and the API can still enqueue
+        assert again.status_code == 202, again.text
+        second = wait_final(api, again.json()["id"], procs)
+    for job in (done, second):
+        assert job["status"] == "succeeded", (job, procs.logs())
+        assert (job["attempts"], events(job)) == (1, ["running", "succeeded"])
+    assert len(fake.bodies(RESPONSES)) == 2
+    assert stored_files(tmp_path / "data") == {
+        f"acme/{job_id}/{name}"
+        for job_id in (first, second["id"])
+        for name in ("document", "result.json")
+    }
+    assert_queue_drained(private_redis)
+
+
+def test_idempotent_resubmission_and_tenant_isolation_through_the_api_process(
+    fake: FakeOpenAI, private_redis: PrivateRedis, procs: Processes, tmp_path: Path
+) -> None:
+    fake.add(RESPONSES, good_reply(1), good_reply(2))
+    base = procs.api()
+    procs.worker()
+    with httpx.Client(base_url=base, timeout=30) as api:
+        first = submit(api, **{"Idempotency-Key": "inv-0418"})
+        replay = submit(api, **{"Idempotency-Key": "inv-0418"})
+        assert (first.status_code, replay.status_code) == (202, 200), (first.text, replay.text)
+        job_id = first.json()["id"]
+        assert replay.json()["id"] == job_id
+        assert replay.headers["idempotent-replayed"] == "true"
+        done = wait_final(api, job_id, procs)
+        assert done["status"] == "succeeded", (done, procs.logs())
+        assert (done["attempts"], events(done)) == (1, ["running", "succeeded"])
+        late = submit(api, **{"Idempotency-Key": "inv-0418"})  # after the job has ended
+        assert (late.status_code, late.json()["id"], late.json()["status"]) == (
+            200,
+            job_id,
+            "succeeded",
+        )
+
+        # Another tenant sees none of it, cannot delete it, and has its own key space.
+        for method, path in (
+            ("GET", f"/v1/jobs/{job_id}"),
+            ("GET", f"/v1/jobs/{job_id}/annotated.pdf"),
+            ("DELETE", f"/v1/jobs/{job_id}"),
+        ):
+            response = api.request(method, path, headers=GLOBEX)
+            assert response.status_code == 404, (method, path, response.text)
+            assert response.json()["code"] == "job_not_found"
+        assert api.get("/v1/jobs", headers=GLOBEX).json()["jobs"] == []
+        theirs = submit(api, GLOBEX, **{"Idempotency-Key": "inv-0418"})
+        assert theirs.status_code == 202 and theirs.json()["id"] != job_id
+        other = wait_final(api, theirs.json()["id"], procs, GLOBEX)
+        assert other["status"] == "succeeded", (other, procs.logs())
+        assert api.get(f"/v1/jobs/{other['id']}", headers=ACME).status_code == 404
+
+        # The owner's job is intact after all that.
+        assert api.get(f"/v1/jobs/{job_id}", headers=ACME).json() == done
+        pdf = api.get(f"/v1/jobs/{job_id}/annotated.pdf", headers=ACME)
+        assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF-")
+        assert [j["id"] for j in api.get("/v1/jobs", headers=ACME).json()["jobs"]] == [job_id]
+    assert len(fake.bodies(RESPONSES)) == 2  # one model call per job, none for the replays
+    assert stored_files(tmp_path / "data") == {
+        f"{tenant}/{jid}/{name}"
+        for tenant, jid in (("acme", job_id), ("globex", other["id"]))
+        for name in ("document", "result.json")
+    }
+    assert_one_job(private_redis, "acme", job_id)
+    assert_one_job(private_redis, "globex", other["id"])
+    assert_queue_drained(private_redis)
