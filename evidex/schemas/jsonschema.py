@@ -23,7 +23,8 @@ from .values import Address, Amount, DateValue, Duration
 
 __all__ = ["schema_from_json"]
 
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+_IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
+_RESERVED = frozenset(dir(BaseModel)) | {"document_notes"}
 _SCALARS: dict[str, type] = {"string": str, "number": float, "integer": int, "boolean": bool}
 _FORMATS: dict[str, Kind] = {
     "date": "date",
@@ -53,7 +54,12 @@ def schema_from_json(schema: Any, name: str = "custom") -> SchemaDef:
     """
     if not isinstance(schema, dict):
         raise SchemaInvalid("a custom schema must be a JSON object with 'properties'")
-    defs = {**schema.get("definitions", {}), **schema.get("$defs", {})}
+    defs: dict[str, Any] = {}
+    for key in ("definitions", "$defs"):
+        table = schema.get(key, {})
+        if not isinstance(table, dict):
+            raise SchemaInvalid(f"{key} must be an object of named schemas")
+        defs.update(table)
     title = schema.get("title")
     if isinstance(title, str) and title.strip():
         name = title
@@ -131,6 +137,8 @@ def _object(
     fields: dict[str, Any] = {}
     for key, sub in props.items():
         path = f"{where}.{key}" if where else key
+        if key in _RESERVED or key.startswith("model_"):
+            raise SchemaInvalid(f"{path}: {key!r} is a reserved name; rename the property")
         if not _IDENT.match(key):
             raise SchemaInvalid(
                 f"{path}: property names must be identifiers (letters, digits, _), e.g. "
@@ -141,7 +149,10 @@ def _object(
         sub = _resolve(sub, defs, path)
         fields[key] = _member(sub, path, defs, depth, key)
     model = create_model(
-        _model_name(name or where), __base__=_Object, __doc__=node.get("description"), **fields
+        _model_name(name or where),
+        __base__=_Object,
+        __doc__=str(node.get("description") or "") or None,
+        **fields,
     )
     return cast(type[BaseModel], model)
 
@@ -156,6 +167,8 @@ def _member(
 ) -> tuple[Any, Any]:
     tp = _type_of(node, path)
     description = str(node.get("description", ""))
+    if depth > _MAX_DEPTH:
+        raise SchemaInvalid(f"{path}: nested deeper than {_MAX_DEPTH} levels")
     if tp == "object":
         return _object(node, path, defs, depth + 1, path), Field(description=description)
     if tp == "array":

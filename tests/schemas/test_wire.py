@@ -141,6 +141,40 @@ def test_custom_json_schema_is_wrapped_leaf_by_leaf() -> None:
             "unknown field",
         ),
         ("not an object", "JSON object"),
+        (
+            {"type": "object", "properties": {"a": {"type": "string"}}, "$defs": [1]},
+            "must be an object",
+        ),
+        ({"type": "object", "properties": {"model_config": {"type": "string"}}}, "reserved"),
+        ({"type": "object", "properties": {"schema": {"type": "string"}}}, "reserved"),
+        ({"type": "object", "properties": {"_a": {"type": "string"}}}, "identifiers"),
+        (
+            {
+                "type": "object",
+                "properties": {
+                    "a": {
+                        "type": "array",
+                        "items": {
+                            "type": "array",
+                            "items": {
+                                "type": "array",
+                                "items": {
+                                    "type": "array",
+                                    "items": {
+                                        "type": "array",
+                                        "items": {
+                                            "type": "array",
+                                            "items": {"type": "array", "items": {"type": "string"}},
+                                        },
+                                    },
+                                },
+                            },
+                        },
+                    }
+                },
+            },
+            "nested deeper",
+        ),
     ],
 )
 def test_invalid_custom_schema_names_the_problem(schema: object, message: str) -> None:
