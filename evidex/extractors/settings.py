@@ -35,6 +35,24 @@ class Settings(BaseSettings):
     llm_backoff_s: float = Field(default=1.0, ge=0.0)
     max_output_tokens: int = 16_384
     parser: Literal["pymupdf"] = "pymupdf"
+    azure_document_intelligence_endpoint: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices(
+            "AZURE_DOCUMENT_INTELLIGENCE_ENDPOINT", "azure_document_intelligence_endpoint"
+        ),
+    )
+    azure_document_intelligence_key: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices(
+            "AZURE_DOCUMENT_INTELLIGENCE_KEY", "azure_document_intelligence_key"
+        ),
+    )
+    azure_timeout_s: float = Field(
+        default=120.0, gt=0, description="Overall limit for one Azure analysis (upload + polling)."
+    )
+    azure_polling_interval_s: float = Field(
+        default=1.0, gt=0, description="Seconds between Azure status polls (the SDK default is 30)."
+    )
 
     @property
     def backend(self) -> Literal["openai", "rules"]:
