@@ -9,21 +9,48 @@ from evidex.schemas import ConfigError
 
 __all__ = ["PARSERS", "make_llm", "make_parser"]
 
-PARSERS = ("pymupdf", "text")
+PARSERS = ("auto", "pymupdf", "ocr", "azure", "text")
 
 
-def make_parser(name: str) -> Parser:
+def make_parser(name: str, settings: Settings | None = None) -> Parser:
+    """The parser called ``name`` (:data:`PARSERS`). ``settings`` configure Azure: ``azure``
+    needs them, ``auto`` uses Azure for scanned pages when they name an endpoint."""
+    if name == "auto":
+        from evidex.extractors.parsers.auto import AutoParser, azure_parser
+
+        return AutoParser(azure=azure_parser(settings) if settings is not None else None)
     if name == "pymupdf":
         from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
 
         return PyMuPDFParser()
+    if name == "ocr":
+        from evidex.extractors.parsers.ocr import OcrParser
+
+        return OcrParser()
+    if name == "azure":
+        return _azure(settings)
     if name == "text":
         from evidex.extractors.parsers.text import TextParser
 
         return TextParser()
-    raise ConfigError(
-        f"parser {name!r} is not available in this version; use one of: {', '.join(PARSERS)}"
-    )
+    raise ConfigError(f"parser {name!r} does not exist; use one of: {', '.join(PARSERS)}")
+
+
+def _azure(settings: Settings | None) -> Parser:
+    try:
+        from evidex.extractors.parsers.azure_layout import AzureLayoutParser
+    except ImportError:
+        raise ConfigError(
+            "parser 'azure' is not available in this version (its module or the "
+            "azure-ai-documentintelligence package is missing); use --parser auto or ocr"
+        ) from None
+    if settings is None:
+        raise ConfigError("parser 'azure' is not available: no settings name its endpoint")
+    try:
+        parser: Parser = AzureLayoutParser.from_settings(settings)
+    except ConfigError as exc:
+        raise ConfigError(f"parser 'azure' is not available: {exc}") from None
+    return parser
 
 
 def make_llm(settings: Settings) -> LLMBackend:

@@ -15,12 +15,29 @@ from evidex.extractors.llm.base import LLMBackend, LLMRequest
 from evidex.extractors.prompt import build_prompt
 from evidex.extractors.verify import verify
 from evidex.schemas import DocumentInfo, DocumentNotes, Result, SchemaDef, Summary, Trace
+from evidex.schemas.result import PageInfo
 
 __all__ = ["extract", "extract_parsed"]
 
 
 def _ms(start: float) -> float:
     return round((time.perf_counter() - start) * 1000, 2)
+
+
+def _page_info(document: ParsedDocument) -> list[PageInfo]:
+    """Per page: size, unit (pixels for an image file, else points) and the parser that read it."""
+    unit = "px" if document.media_type.startswith("image/") else "pt"
+    pages = document.pages
+    return [
+        PageInfo(page=int(page), width=float(width), height=float(height), unit=unit, parser=name)
+        for page, width, height, name in zip(
+            pages["page"].tolist(),
+            pages["width"].tolist(),
+            pages["height"].tolist(),
+            pages["parser"].astype(str).tolist(),
+            strict=True,
+        )
+    ]
 
 
 def extract(
@@ -76,6 +93,7 @@ def extract_parsed(
             filename=document.filename,
             pages=document.page_count,
             parser=document.parser,
+            page_info=_page_info(document),
         ),
         fields=checked.fields,
         data=checked.data,

@@ -17,9 +17,9 @@ import pandas as pd
 from evidex.schemas import SchemaDef, SumRule
 from evidex.schemas.rules import EqualRule, OrderRule, RequiredIfRule
 
-__all__ = ["PROMPT_VERSION", "Prompt", "build_prompt", "render_lines"]
+__all__ = ["PROMPT_VERSION", "TABLE_FRAGMENT", "Prompt", "build_prompt", "render_lines"]
 
-PROMPT_VERSION = "2026-12-01.1"
+PROMPT_VERSION = "2026-12-01.2"
 
 HEADER = "GLOBAL_LINE\tpage\tline_in_page\ttext"
 
@@ -90,6 +90,13 @@ LIST_FRAGMENT = (
     "none. Each item's fields cite their own lines."
 )
 
+TABLE_FRAGMENT = (
+    'Tables: a line whose text is cells separated by " | " is ONE table row, its cells in column '
+    "order (an empty cell stays an empty slot between separators); the first row of a table is "
+    "its header and names the columns. Read each value from its own row and the column its "
+    'position says; quote the cell text without the " | " separators and cite that row\'s line.'
+)
+
 _RULE_KIND = {SumRule: "sum", OrderRule: "order", EqualRule: "equal", RequiredIfRule: "required_if"}
 
 
@@ -130,9 +137,12 @@ def build_prompt(schema: SchemaDef, lines: pd.DataFrame, filename: str = "") -> 
     for kind in rule_kinds:
         fragments.append(f"CONSTRAINT:{kind}")
         parts.append(f"- {RULE_FRAGMENTS[kind]}")
+    visible = lines[lines["visible"]]
+    if "table" in visible.columns and bool((visible["table"] >= 0).any()):
+        fragments.append("TABLE")
+        parts.append(f"- {TABLE_FRAGMENT}")
     system = "\n".join(parts)
 
-    visible = lines[lines["visible"]]
     guide = "\n".join(
         f"- {leaf.path} ({leaf.type_name}): {leaf.description}".rstrip(": ")
         for leaf in schema.leaves

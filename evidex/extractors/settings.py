@@ -34,7 +34,7 @@ class Settings(BaseSettings):
     llm_max_retries: int = Field(default=4, ge=0, le=10)
     llm_backoff_s: float = Field(default=1.0, ge=0.0)
     max_output_tokens: int = 16_384
-    parser: Literal["pymupdf"] = "pymupdf"
+    parser: Literal["auto", "pymupdf", "ocr", "azure"] = "auto"
     azure_document_intelligence_endpoint: str | None = Field(
         default=None,
         validation_alias=AliasChoices(

@@ -9,6 +9,13 @@ Status, in order of precedence (DESIGN.md): ``not_found`` when the model says th
 not hold the field; ``unsupported`` when a found value has no quote or its quote occurs nowhere;
 ``needs_review`` when the quote is found but something is off (fuzzy match, ambiguous place,
 invisible text, value disagrees, a rule fails); ``verified`` otherwise.
+
+Evidence read by OCR (lines with an ``ocr_confidence``) says so: a field whose matched lines were
+OCRed gets the reason "read by OCR (confidence 0.87)", the lowest confidence of those lines, and
+goes to review below :data:`OCR_LOW` ("low OCR confidence"): the text may not be what is printed,
+and a reviewer must look at the image. OCR noise is expected there, so a fuzzy match over OCRed
+lines (local OCR, digits still exact, :mod:`.align`) is not by itself a reason for review; it
+is named.
 """
 
 from __future__ import annotations
@@ -25,7 +32,9 @@ from evidex.extractors.crossfield import check_rules
 from evidex.schemas import Box, FieldResult, SchemaDef, Status, iter_leaves
 from evidex.schemas.field import FieldExtraction
 
-__all__ = ["Verification", "boxes_for", "verify"]
+__all__ = ["OCR_LOW", "Verification", "boxes_for", "verify"]
+
+OCR_LOW = 0.6  # below this OCR confidence a field goes to review
 
 
 @dataclass(frozen=True)
@@ -55,6 +64,19 @@ def boxes_for(lines: pd.DataFrame, match: Match) -> list[Box]:
             )
         )
     return out
+
+
+def _ocr_confidence(lines: pd.DataFrame, rows: list[int]) -> tuple[float, bool] | None:
+    """The lowest OCR confidence of the matched rows (None when none has one) and whether every
+    one of them was read by the local OCR (``source == "ocr"``), whose noise fuzzy matching is
+    there to absorb."""
+    if "ocr_confidence" not in lines.columns:
+        return None
+    read = lines["ocr_confidence"].iloc[rows].dropna()
+    if read.empty:
+        return None
+    local = "source" in lines.columns and bool((lines["source"].iloc[rows] == "ocr").all())
+    return float(read.min()), local
 
 
 def _json(value: Any) -> Any:
@@ -111,8 +133,18 @@ def verify_field(
             f"span corrected: the model cited {cited}; the quote is on {line_start}-{line_end}"
         )
     review: list[str] = []
-    if match.level == "fuzzy":
+    ocr = _ocr_confidence(lines, rows)
+    if match.level == "fuzzy" and ocr is not None and ocr[1]:
+        reasons.append(f"the quote matches the OCR text approximately ({match.score:.0f}%)")
+    elif match.level == "fuzzy":
         review.append(f"the quote matches the document only approximately ({match.score:.0f}%)")
+    if ocr is not None and ocr[0] < OCR_LOW:
+        review.append(
+            f"low OCR confidence ({ocr[0]:.2f}): the text was read by OCR and may not be what is "
+            "printed; check it against the image"
+        )
+    elif ocr is not None:
+        reasons.append(f"read by OCR (confidence {ocr[0]:.2f})")
     if match.ambiguous:
         review.append(f"the quote occurs {match.occurrences} times and the {_AMBIGUOUS}")
     hidden = lines.iloc[rows]

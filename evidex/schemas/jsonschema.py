@@ -107,6 +107,8 @@ def _resolve(node: Any, defs: dict[str, Any], where: str) -> dict[str, Any]:
 
 
 def _type_of(node: dict[str, Any], where: str) -> str:
+    if not isinstance(node.get("description", ""), str):
+        raise SchemaInvalid(f"{where or 'root'}: description must be a string")
     tp = node.get("type")
     if isinstance(tp, list):
         rest = [t for t in tp if t != "null"]

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .notes import DocumentNotes
 
-__all__ = ["Box", "DocumentInfo", "FieldResult", "Result", "Status", "Summary", "Trace"]
+__all__ = [
+    "Box",
+    "DocumentInfo",
+    "FieldResult",
+    "PageInfo",
+    "Result",
+    "Status",
+    "Summary",
+    "Trace",
+]
 
 
 class Status(StrEnum):
@@ -20,7 +29,8 @@ class Status(StrEnum):
 
 
 class Box(BaseModel):
-    """A rectangle to highlight, in PDF points, origin top-left, page 1-based."""
+    """A rectangle to highlight, origin top-left, page 1-based; in PDF points, or in pixels for
+    an image (the page's ``unit`` in ``DocumentInfo.page_info``)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -52,11 +62,27 @@ class FieldResult(BaseModel):
     caveat: str = ""
 
 
+class PageInfo(BaseModel):
+    """One page as parsed: its size in ``unit`` (the unit of every box on it) and who read it."""
+
+    page: int
+    width: float
+    height: float
+    unit: Literal["pt", "px"] = Field(
+        description="pt: PDF points (PDF pages); px: the image's own pixels (image files)."
+    )
+    parser: str = Field(description="The parser that read this page: pymupdf, ocr, azure, text.")
+
+
 class DocumentInfo(BaseModel):
     sha256: str
     filename: str
     pages: int
-    parser: str
+    parser: str = Field(
+        description="The parser that read every page, or auto when pages were read by different "
+        "parsers (page_info says which)."
+    )
+    page_info: list[PageInfo] = Field(default_factory=list)
 
 
 class Summary(BaseModel):

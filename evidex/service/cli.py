@@ -1,7 +1,7 @@
 """The ``evidex`` command line.
 
 ``evidex extract FILE --schema NAME|SCHEMA.json [--llm openai|rules] [--model M]
-[--parser pymupdf|azure|ocr] [--pages 1-3] [--out result.json] [--annotate highlighted.pdf]``
+[--parser auto|pymupdf|ocr|azure] [--pages 1-3] [--out result.json] [--annotate highlighted.pdf]``
 
 ``evidex verify RESULT.json FILE [--schema S] [--out new.json]`` re-verifies a stored result against
 its document and prints the verification report.
@@ -77,7 +77,14 @@ def _parser() -> argparse.ArgumentParser:
         help="default: openai when OPENAI_API_KEY is set, else rules",
     )
     ex.add_argument("--model", help="model name for --llm openai (default EVIDEX_MODEL)")
-    ex.add_argument("--parser", choices=["pymupdf", "azure", "ocr"], default="pymupdf")
+    ex.add_argument(
+        "--parser",
+        choices=["auto", "pymupdf", "ocr", "azure"],
+        default="auto",
+        help="auto (default): the text layer where a page has one, OCR (Azure when configured, "
+        "else Tesseract) for scanned pages and images; pymupdf: text layer only; ocr: Tesseract "
+        "for pages without text; azure: Azure Document Intelligence",
+    )
     ex.add_argument("--out", type=Path, help="write the result JSON here ('-' for stdout)")
     ex.add_argument("--annotate", type=Path, help="write the highlighted PDF here")
     ex.add_argument("--pages", help="only these pages, e.g. '1-3,5'")
@@ -115,12 +122,8 @@ def _extract(args: argparse.Namespace) -> int:
     if not args.file.is_file():
         raise InputError(f"{args.file}: no such file")
     settings = _settings(args)
-    if args.parser != "pymupdf":
-        raise InputError(
-            f"parser {args.parser!r} is not available in this version; use --parser pymupdf"
-        )
     data = args.file.read_bytes()
-    parser = make_parser(args.parser)
+    parser = make_parser(args.parser, settings)
     if args.pages:
         parser = _PageParser(parser, args.pages)
     result = extract(
@@ -134,7 +137,12 @@ def _extract(args: argparse.Namespace) -> int:
     if args.out and not to_stdout:
         args.out.write_text(result.to_json() + "\n", encoding="utf-8")
     if args.annotate:
-        args.annotate.write_bytes(annotate(data, result))
+        if result.document.page_info and result.document.page_info[0].unit == "px":
+            from evidex.extractors.parsers.images import annotate_image
+
+            args.annotate.write_bytes(annotate_image(data, result))  # a PNG of page 1
+        else:
+            args.annotate.write_bytes(annotate(data, result))
     if not args.quiet:
         print(render_table(result), file=sys.stderr if to_stdout else sys.stdout)
     if to_stdout:

@@ -47,7 +47,7 @@ class JobOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    parser: Literal["pymupdf"] | None = None
+    parser: Literal["auto", "pymupdf", "ocr", "azure"] | None = None
     llm: Literal["openai", "rules"] | None = None
     model: str | None = None
     pages: str | None = Field(default=None, description="Page selection, e.g. '1-3,5'.")

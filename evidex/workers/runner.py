@@ -117,7 +117,8 @@ def backoff(
 
 def parse_inline(parser: str, data: bytes, filename: str, timeout_s: float) -> ParsedDocument:
     """Parse in the calling thread (tests, the CLI); the time limit is not enforced here."""
-    return make_parser(parser).parse(data, filename)
+    # The parse process is an entry point of its own: it reads the settings Azure needs here.
+    return make_parser(parser, Settings()).parse(data, filename)
 
 
 def result_key(job: Job) -> str:
@@ -189,7 +190,8 @@ def _run(job: Job, deps: Deps, deadline: float) -> str:
     schema = schema_from_json(custom) if custom is not None else get_schema(job.schema_name)
     data = deps.blobs.get(job.document_key)
     started = time.perf_counter()
-    parser = job.options.parser or ("text" if job.media_type.startswith("text/") else "pymupdf")
+    default = deps.settings.parser
+    parser = job.options.parser or ("text" if job.media_type.startswith("text/") else default)
     left = deadline - time.monotonic()
     if left <= 0:
         raise JobTimeout(_timeout_message(deps))

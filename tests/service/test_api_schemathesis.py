@@ -172,13 +172,16 @@ def test_an_undecodable_form_field_is_a_bad_request(label: str, parts: list[byte
     ("schema_json", "says"),
     [
         ('{"a":' * 5000 + "1" + "}" * 5000, "nested too deeply"),
-        ('{"type": "object", "$defs": "x", "properties": {"a": {"type": "string"}}}', "mapping"),
+        (
+            '{"type": "object", "$defs": "x", "properties": {"a": {"type": "string"}}}',
+            "must be an object",
+        ),
         ('{"type": "object", "definitions": [], "properties": {"a": {"type": "string"}}}', ""),
         (
             '{"type": "object", "description": {"a": 1}, "properties": {"a": {"type": "string"}}}',
             "",
         ),
-        ('{"type": "object", "properties": {"_a": {"type": "string"}}}', "underscore"),
+        ('{"type": "object", "properties": {"_a": {"type": "string"}}}', "identifiers"),
         ('{"type": "object", "properties": {"model_config": {"type": "string"}}}', ""),
         ('{"type": "object", "properties": {"model_dump": {"type": "string"}}}', "model_dump"),
     ],

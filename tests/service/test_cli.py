@@ -81,9 +81,14 @@ def test_custom_json_schema_file(tmp_path: Path) -> None:
     ("setup", "code", "message"),
     [
         (
-            lambda d: (d / "x.pdf").write_bytes(b"\x89PNG\r\n\x1a\n" + b"0" * 64) and "x.pdf",
+            lambda d: (d / "x.pdf").write_bytes(b"PK\x03\x04" + b"0" * 64) and "x.pdf",
             2,
             "evidex: unsupported_media_type:",
+        ),
+        (
+            lambda d: (d / "y.pdf").write_bytes(b"\x89PNG\r\n\x1a\n" + b"0" * 64) and "y.pdf",
+            2,
+            "evidex: pdf_corrupt: y.pdf: the PNG image is damaged",
         ),
         (
             lambda d: (d / "e.pdf").write_bytes(b"") is not None and "e.pdf",
@@ -251,3 +256,30 @@ def test_pages_option_keeps_global_line_numbers(tmp_path: Path) -> None:
         )
         == 2
     )
+
+
+def test_image_input_gets_pixel_boxes_and_a_highlighted_png(tmp_path: Path) -> None:
+    with pymupdf.open(INVOICE) as pdf:
+        (tmp_path / "invoice.png").write_bytes(pdf[0].get_pixmap(dpi=150).tobytes("png"))
+    out, png = tmp_path / "r.json", tmp_path / "h.png"
+    assert (
+        run_cli(
+            "extract",
+            tmp_path / "invoice.png",
+            "--schema",
+            "invoice",
+            "--llm",
+            "rules",
+            "--out",
+            out,
+            "--annotate",
+            png,
+            "--quiet",
+        )
+        == 0
+    )
+    result = json.loads(out.read_text())
+    (info,) = result["document"]["page_info"]
+    assert (info["unit"], info["parser"]) == ("px", "ocr")
+    assert info["width"] == pytest.approx(595 * 150 / 72, abs=2)
+    assert png.read_bytes().startswith(b"\x89PNG")

@@ -26,6 +26,10 @@ merging neighbouring bands that share a gutter (a two-column body whose paragrap
 one band), and read the bands top to bottom, each recursively: a full-width title or footer is a
 band of its own. A narrow block below one column (not crossing the gutter) is read with it.
 (3) Else read in rows: top to bottom, left to right within a row. Lines in a block: in rows too.
+
+Tables (``tables=True``, the default): on pages whose text looks tabular, PyMuPDF's
+``find_tables`` locates tables and each table row becomes one line of `` | ``-joined cells, read
+where the table stands (:mod:`.tables`).
 """
 
 from __future__ import annotations
@@ -54,8 +58,9 @@ from evidex.extractors.errors import (
     NoTextLayer,
     UnsupportedDocument,
 )
+from evidex.extractors.parsers.tables import Grid, find_grids, fold_tables, worth_looking
 
-__all__ = ["CLIPPED", "COLOUR", "OFF_PAGE", "TINY", "PyMuPDFParser"]
+__all__ = ["CLIPPED", "COLOUR", "OFF_PAGE", "TINY", "PyMuPDFParser", "open_pdf", "reading_order"]
 
 Box = tuple[float, float, float, float]
 RGB = tuple[float, float, float]
@@ -74,24 +79,37 @@ _SNIFF = {b"\x89PNG": "a PNG image", b"\xff\xd8": "a JPEG image", b"PK\x03\x04":
 
 
 class PyMuPDFParser:
-    """Reads a PDF's text layer with PyMuPDF; raises a ``DocumentError`` for unusable input."""
+    """Reads a PDF's text layer with PyMuPDF; raises a ``DocumentError`` for unusable input.
+
+    ``tables``: fold the tables ``find_tables`` finds into one line per row (module docstring).
+    """
 
     name = "pymupdf"
+
+    def __init__(self, *, tables: bool = True) -> None:
+        self.tables = tables
 
     def parse(self, data: bytes, filename: str) -> ParsedDocument:
         doc = _open(data, filename)
         rows: list[dict[str, Any]] = []
         pages: list[dict[str, Any]] = []
+        tables = 0
         try:
             for number in range(1, doc.page_count + 1):
                 try:
-                    page = _Page.read(doc.load_page(number - 1))
+                    pdf_page = doc.load_page(number - 1)
+                    page = _Page.read(pdf_page)
                 except _PDF_ERRORS as exc:
                     raise CorruptDocument(
                         f"{filename}: page {number} of the PDF cannot be read ({exc}); the file is "
                         "damaged: re-export or re-download it and try again"
                     ) from exc
                 found = page.rows(number)
+                if self.tables and worth_looking(found):
+                    grids = find_grids(pdf_page, page._show)
+                    if grids:
+                        found = page.rows(number, grids, tables)
+                        tables += len({r["table"] for r in found if r.get("table", -1) >= 0})
                 rows.extend(found)
                 facts = (number, page.width, page.height, page.rotation, self.name, bool(found))
                 pages.append(dict(zip(PAGE_COLUMNS, facts, strict=True)))
@@ -106,8 +124,8 @@ class PyMuPDFParser:
         if not rows:
             raise NoTextLayer(
                 f"{filename}: the PDF has no text layer on any page (it looks like a "
-                "scan), so it needs OCR: use --parser ocr or --parser azure, or send "
-                "a PDF with selectable text"
+                "scan), so it needs OCR: use --parser auto (the default), --parser ocr "
+                "or --parser azure, or send a PDF with selectable text"
             )
         sha256 = hashlib.sha256(data).hexdigest()
         return ParsedDocument(
@@ -201,15 +219,25 @@ class _Page:
             float(page.rect.height),
         )
 
-    def rows(self, page_no: int) -> list[dict[str, Any]]:
-        """This page's rows in reading order."""
+    def rows(
+        self, page_no: int, grids: Sequence[Grid] = (), first_table: int = 0
+    ) -> list[dict[str, Any]]:
+        """This page's rows in reading order; ``grids``: tables to fold into row lines, numbered
+        from ``first_table``."""
         blocks: list[list[list[dict[str, Any]]]] = []  # block -> line -> rows
         for block in self.blocks:
             lines = [r for r in (self._line_rows(ln, page_no) for ln in block["lines"]) if r]
             order = _in_rows(list(range(len(lines))), [_union(r) for r in lines])
             blocks += [[lines[i] for i in order]] if lines else []
+        table_boxes: list[Box | None] = [None] * len(blocks)
+        if grids:
+            blocks, table_boxes = fold_tables(blocks, grids, first_table)
         order = _reading_order(
-            [_union([r for ln in b for r in ln]) for b in blocks], [len(b) > 1 for b in blocks]
+            [
+                tb or _union([r for ln in b for r in ln])
+                for b, tb in zip(blocks, table_boxes, strict=True)
+            ],
+            [tb is not None or len(b) > 1 for b, tb in zip(blocks, table_boxes, strict=True)],
         )
         return [row for i in order for line in blocks[i] for row in line]
 
@@ -392,3 +420,8 @@ def _optional(read: Callable[[], list[T]], default: list[T]) -> list[T]:
         return read()
     except _PDF_ERRORS:
         return default
+
+
+# Shared with the other PyMuPDF-based parsers (OCR, tables), under public names.
+open_pdf = _open
+reading_order = _reading_order

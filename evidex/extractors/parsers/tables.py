@@ -1,0 +1,246 @@
+"""Tables on digital PDF pages: PyMuPDF's ``page.find_tables()``, folded into the line table.
+
+A table row becomes ONE line whose text is its cells joined by `` | `` in column order (an empty
+cell stays an empty slot, so every row of a table has the same number of separators and the
+header row names the columns); ``words`` are the cells' words with character ranges into that
+joined text, so a quote inside one cell still gets a box on its words; ``table`` is the table's
+index in the document (0-based, counted over all pages). The row lines take the place of the
+table in the reading order: the table is one block of the XY-cut, its rows read top to bottom.
+
+Which text goes into a table: the visible rows of the text layer whose words mostly (by count)
+have their centre inside the table's box; each of their words goes to the cell holding its centre,
+else to the nearest row and column, so no text is ever lost. Inside a cell, words read in visual
+lines (top to bottom, left to right). Text a reader cannot see is never folded into a row: it
+stays a line of its own, flagged, next to the table.
+
+Cost: PyMuPDF 2.0 finds tables with its layout model (``pymupdf_layout``, ONNX), about 0.2-0.6 s
+a page, against ~10 ms to read a page's text. :func:`worth_looking` runs it only on pages with
+table-like text (three or more visual rows holding three or more separate pieces of text side by
+side), so a page of prose never pays for it. A failure of the finder costs the page its tables,
+never its text.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from evidex.extractors.document import Word
+
+__all__ = ["Grid", "find_grids", "fold_tables", "table_row", "worth_looking"]
+
+Box = tuple[float, float, float, float]
+Row = dict[str, Any]
+Block = list[list[Row]]  # block -> line -> rows, as the PyMuPDF parser builds them
+SEPARATOR = " | "
+_MIN_ROWS, _MIN_CELLS = 3, 3
+
+
+@dataclass(frozen=True, slots=True)
+class Grid:
+    """A table found on a page: its box and its rows of cell boxes (None: a merged-away cell),
+    in the displayed page's points."""
+
+    bbox: Box
+    rows: tuple[tuple[Box | None, ...], ...]
+
+
+def worth_looking(rows: Sequence[Row]) -> bool:
+    """Whether a page's text looks tabular enough to run the (slow) table finder on."""
+    centres = sorted(((r["y0"] + r["y1"]) / 2, r["y1"] - r["y0"]) for r in rows if r["visible"])
+    bands: list[int] = []
+    top = -math.inf
+    for centre, height in centres:
+        if bands and centre - top <= 0.4 * max(height, 1.0):
+            bands[-1] += 1
+        else:
+            bands.append(1)
+            top = centre
+    return sum(1 for n in bands if n >= _MIN_CELLS) >= _MIN_ROWS
+
+
+def find_grids(page: Any, show: Callable[[Sequence[float]], Box]) -> list[Grid]:
+    """The tables PyMuPDF finds on ``page``; ``show`` maps its (unrotated) boxes to the displayed
+    page. Best effort: an error inside the finder means no tables on this page."""
+    try:
+        found = page.find_tables()
+    except (RuntimeError, ValueError, IndexError, KeyError, TypeError, AttributeError):
+        return []
+    grids: list[Grid] = []
+    for table in found.tables:
+        rows = [tuple(show(c) if c else None for c in row.cells) for row in table.rows]
+        header = table.header
+        if getattr(header, "external", False) and header.cells:
+            rows.insert(0, tuple(show(c) if c else None for c in header.cells))
+        if rows:
+            bbox = _union([c for row in rows for c in row if c] or [show(table.bbox)])
+            grids.append(Grid(bbox, tuple(rows)))
+    return grids
+
+
+def fold_tables(
+    blocks: list[Block], grids: Sequence[Grid], first_index: int
+) -> tuple[list[Block], list[Box | None]]:
+    """``blocks`` with each grid's text replaced by one block of row lines (see the module
+    docstring); also the box of each returned block that is a table (None for the others), so
+    the caller can read a table as one multi-line block."""
+    taken_ids: set[int] = set()
+    tables: list[list[Row]] = []
+    every = [row for block in blocks for line in block for row in line]
+    for grid in grids:
+        candidates = [
+            r
+            for r in every
+            if id(r) not in taken_ids and r["visible"] and _inside_share(r, grid.bbox) > 0.5
+        ]
+        if not candidates:
+            continue
+        end = _body_end(_assign(grid, candidates))
+        if end < 2:
+            continue
+        body = Grid(grid.bbox, grid.rows[:end])
+        taken = [r for r in candidates if _row_of(body, grid, r) < end]
+        lines = [
+            r
+            for r in (
+                table_row(cells, first_index + len(tables), int(taken[0]["page"]))
+                for cells in _assign(body, taken)
+            )
+            if r is not None
+        ]
+        if len(lines) >= 2:
+            tables.append(lines)
+            taken_ids.update(id(r) for r in taken)
+    out: list[Block] = [
+        [kept for kept in ([r for r in line if id(r) not in taken_ids] for line in block) if kept]
+        for block in blocks
+    ]
+    out = [b for b in out if b]
+    boxes: list[Box | None] = [None] * len(out)
+    for lines in tables:
+        out.append([[r] for r in lines])
+        boxes.append(_union([(r["x0"], r["y0"], r["x1"], r["y1"]) for r in lines]))
+    return out, boxes
+
+
+def _body_end(cells: Sequence[Sequence[Sequence[_CellWord]]]) -> int:
+    """How many rows (header included) the table really has: it ends before a run of trailing
+    rows that each leave empty a column every body row above them fills. Those are a summary
+    or a notes block the layout model took in (totals, bank details beside them), read better
+    as ordinary lines; a wrapped row in the middle of a table is followed by full rows again
+    and does not end it."""
+    filled = [{j for j, cell in enumerate(row) if cell} for row in cells]
+    for end in range(3, len(filled)):
+        always = set.intersection(*filled[1:end])
+        if always and all(not always <= f for f in filled[end:]):
+            return end
+    return len(filled)
+
+
+def _row_of(body: Grid, grid: Grid, row: Row) -> int:
+    """The grid row holding most of a text row's words (rows past ``body`` included)."""
+    words = row["words"] or [(0, 0, row["x0"], row["y0"], row["x1"], row["y1"])]
+    hits = [_cell_of(grid, (w[2] + w[4]) / 2, (w[3] + w[5]) / 2)[0] for w in words]
+    return max(set(hits), key=hits.count) if hits else len(body.rows)
+
+
+def _inside_share(row: Row, box: Box) -> float:
+    words = row["words"] or [(0, 0, row["x0"], row["y0"], row["x1"], row["y1"])]
+    inside = sum(1 for w in words if _contains(box, (w[2] + w[4]) / 2, (w[3] + w[5]) / 2))
+    return inside / len(words)
+
+
+@dataclass(frozen=True, slots=True)
+class _CellWord:
+    text: str
+    box: Box
+    size: float
+
+
+def _assign(grid: Grid, rows: Sequence[Row]) -> list[list[list[_CellWord]]]:
+    """The taken rows' words, per table row and column (column order of the grid)."""
+    columns = max(len(r) for r in grid.rows)
+    cells: list[list[list[_CellWord]]] = [[[] for _ in range(columns)] for _ in grid.rows]
+    for row in rows:
+        for w in row["words"]:
+            word = _CellWord(
+                str(row["text"])[w[0] : w[1]], (w[2], w[3], w[4], w[5]), row["font_size"]
+            )
+            i, j = _cell_of(grid, (w[2] + w[4]) / 2, (w[3] + w[5]) / 2)
+            cells[i][j].append(word)
+    return cells
+
+
+def _cell_of(grid: Grid, x: float, y: float) -> tuple[int, int]:
+    best: tuple[float, int, int] = (math.inf, 0, 0)
+    for i, row in enumerate(grid.rows):
+        for j, cell in enumerate(row):
+            if cell is None:
+                continue
+            if _contains(cell, x, y):
+                return i, j
+            dx = max(cell[0] - x, 0.0, x - cell[2])
+            dy = max(cell[1] - y, 0.0, y - cell[3])
+            best = min(best, (dy * 4 + dx, i, j))  # the nearest row first, then column
+    return best[1], best[2]
+
+
+def table_row(cells: Sequence[Sequence[_CellWord]], table: int, page: int) -> Row | None:
+    """One line-table row from a table row's cells; None when every cell is empty."""
+    texts: list[str] = []
+    words: list[Word] = []
+    pos = 0
+    for cell in cells:
+        if texts:
+            pos += len(SEPARATOR)
+        parts: list[str] = []
+        for word in _visual_order(cell):
+            if parts:
+                pos += 1
+            words.append((pos, pos + len(word.text), *word.box))
+            parts.append(word.text)
+            pos += len(word.text)
+        texts.append(" ".join(parts))
+    if not words:
+        return None
+    x0, y0, x1, y1 = _union([(w[2], w[3], w[4], w[5]) for w in words])
+    return {
+        "page": page,
+        "text": SEPARATOR.join(texts),
+        "x0": x0,
+        "y0": y0,
+        "x1": x1,
+        "y1": y1,
+        "font_size": max(w.size for cell in cells for w in cell),
+        "visible": True,
+        "hidden_reason": "",
+        "words": words,
+        "table": table,
+    }
+
+
+def _visual_order(words: Sequence[_CellWord]) -> list[_CellWord]:
+    """Words in visual lines: a word whose middle is above the bottom of a line's first word
+    joins that line; lines top to bottom, words left to right."""
+    lines: list[list[_CellWord]] = []
+    for w in sorted(words, key=lambda w: (w.box[1], w.box[0])):
+        if lines and (w.box[1] + w.box[3]) / 2 < lines[-1][0].box[3]:
+            lines[-1].append(w)
+        else:
+            lines.append([w])
+    return [w for line in lines for w in sorted(line, key=lambda w: w.box[0])]
+
+
+def _contains(box: Box, x: float, y: float) -> bool:
+    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
+
+
+def _union(boxes: Sequence[Box]) -> Box:
+    return (
+        min(b[0] for b in boxes),
+        min(b[1] for b in boxes),
+        max(b[2] for b in boxes),
+        max(b[3] for b in boxes),
+    )
