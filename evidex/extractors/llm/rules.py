@@ -68,22 +68,13 @@ from evidex.extractors.llm.patterns import (
     plausible_heading,
     split_items,
 )
-from evidex.schemas import LeafSpec, SchemaDef
+from evidex.schemas import NOT_FOUND, LeafSpec, SchemaDef
 from evidex.schemas.spec import value_type
 
 __all__ = ["NOTE", "RulesBackend"]
 
 NOTE = "filled by the offline rules backend: fields without a label or pattern are not found"
 Leaf = dict[str, Any]
-NOT_FOUND: Leaf = {
-    "quote": "",
-    "page": None,
-    "line_start": None,
-    "line_end": None,
-    "found": False,
-    "value": None,
-    "caveat": "",
-}
 
 _SEP = re.compile(r"\.?\s*(?:\([^()]{0,24}\)\s*)?(?:[:#=]|[-–](?=\s))?\s*")
 _LEAD = re.compile(r"\s*(?:[-•*·▪]\s*|\(?[0-9a-z]{1,3}[.)]\s*)?(?:\d+(?:\.\d+)*\.?\s+)?")
