@@ -3,11 +3,12 @@
 Checks run cheapest first, and each failure names what the client should change: the schema
 (``schema_invalid``), the options (``options_invalid``; ``webhook_not_allowed`` by the webhook
 sender's own allowlist rule, :func:`evidex.workers.webhooks.check_allowed`), the size
-(``file_too_large``), empty (``document_empty``), the ``%PDF-`` signature in the first KiB
-(``unsupported_media_type``: the bytes decide, never the name or the declared type); last, the
-PDF is opened by the pipeline's own parser (``pdf_encrypted``, ``pdf_corrupt``,
-``no_text_layer``, ``too_many_pages``, a page selection outside the document), so the API
-rejects up front what the worker would fail on.
+(``file_too_large``), empty (``document_empty``), the format read from the bytes — PDF, PNG,
+JPEG or TIFF, and the same as the file's extension when it has one (``unsupported_media_type``:
+a PNG named ``.pdf`` is refused); last, the file is opened, without extracting anything
+(:func:`evidex.extractors.parsers.probe.probe`: ``pdf_encrypted``, ``pdf_corrupt``,
+``pdf_no_pages``, ``too_many_pages``, a page selection outside the document), so the API rejects
+up front what no parser can read while scans, which the ``auto`` parser reads by OCR, go through.
 
 The document is stored under ``{tenant}/{job_id}/document``: the job id is random and the tenant
 name is validated at settings load, so nothing a client sends ever becomes part of a path. The
@@ -33,8 +34,7 @@ from typing import Any
 from pydantic import PydanticUserError, ValidationError
 
 from evidex.extractors.document import parse_pages
-from evidex.extractors.errors import EmptyDocument, UnsupportedDocument
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parsers.probe import Probe, probe
 from evidex.schemas import SchemaDef, SchemaInvalid, get_schema, schema_from_json
 from evidex.service.problems import ApiError
 from evidex.service.services import Services
@@ -114,25 +114,19 @@ def read_options(raw: str | None, allowed_hosts: list[str]) -> JobOptions:
     return options
 
 
-def _check_document(data: bytes, filename: str, max_bytes: int, max_pages: int) -> int:
-    """The page count of an acceptable PDF."""
+def _check_document(data: bytes, filename: str, max_bytes: int, max_pages: int) -> Probe:
+    """The media type and page count of a document some parser can read."""
     if len(data) > max_bytes:
         raise ApiError(
             "file_too_large", f"{filename} is {len(data)} bytes; the limit is {max_bytes} bytes"
         )
-    if not data:
-        raise EmptyDocument(f"{filename}: the file is empty (0 bytes); upload the complete PDF")
-    if b"%PDF-" not in data[:1024]:
-        raise UnsupportedDocument(
-            f"{filename}: not a PDF (no %PDF- signature in its first 1024 bytes); "
-            "only PDF is supported: convert it to PDF and try again"
-        )
-    pages = PyMuPDFParser().parse(data, filename).page_count
-    if pages > max_pages:
+    found = probe(data, filename)
+    if found.pages > max_pages:
         raise ApiError(
-            "too_many_pages", f"{filename} has {pages} pages; the limit is {max_pages} pages"
+            "too_many_pages",
+            f"{filename} has {found.pages} pages; the limit is {max_pages} pages",
         )
-    return pages
+    return found
 
 
 def submit(services: Services, tenant: str, sent: Submission) -> tuple[Job, bool]:
@@ -144,10 +138,10 @@ def submit(services: Services, tenant: str, sent: Submission) -> tuple[Job, bool
     filename = safe_filename(sent.filename)
     schema, custom = read_schema(sent.schema, sent.schema_json)
     options = read_options(sent.options, settings.webhook_allowed_hosts)
-    pages = _check_document(sent.data, filename, settings.max_upload_bytes, settings.max_pages)
+    found = _check_document(sent.data, filename, settings.max_upload_bytes, settings.max_pages)
     if options.pages is not None:
         try:
-            parse_pages(options.pages, pages)
+            parse_pages(options.pages, found.pages)
         except ValueError as exc:
             raise ApiError("options_invalid", f"options.pages: {exc}") from None
 
@@ -156,6 +150,7 @@ def submit(services: Services, tenant: str, sent: Submission) -> tuple[Job, bool
         id=job_id,
         tenant=tenant,
         filename=filename,
+        media_type=found.media_type,
         size=len(sent.data),
         sha256=hashlib.sha256(sent.data).hexdigest(),
         schema_name=schema.name,
@@ -164,7 +159,7 @@ def submit(services: Services, tenant: str, sent: Submission) -> tuple[Job, bool
         document_key=f"{tenant}/{job_id}/document",
         idempotency_key=key,
     )
-    services.blob_store.put(job.document_key, sent.data, "application/pdf")
+    services.blob_store.put(job.document_key, sent.data, found.media_type)
     stored = services.job_store.create(job)
     if stored.id != job.id:
         services.blob_store.delete(job.document_key)

@@ -17,6 +17,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter
 
 from evidex.extractors.highlight import annotate
+from evidex.extractors.parsers.images import annotate_image
 from evidex.schemas import Result
 from evidex.service.decisions import decisions_key
 from evidex.service.intake import Submission, submit
@@ -183,7 +184,7 @@ class JobsController(Controller):
         media_type="application/pdf",
         summary="The document with each field's evidence highlighted",
         description="Highlights coloured by status; each names its field. 409 until the job "
-        "has succeeded.",
+        "has succeeded. For an image document, a highlighted PNG of its first page.",
         responses=problem_responses(*V1_PROBLEMS, "job_not_found", "job_not_ready", "not_found"),
     )
     def annotated_pdf(
@@ -195,8 +196,16 @@ class JobsController(Controller):
                 "job_not_ready", f"the job is {job.status.value}; poll GET /v1/jobs/{job.id}"
             )
         result = Result.model_validate_json(services.blob_store.get(job.result_key))
-        pdf = annotate(services.blob_store.get(job.document_key), result)
         name = re.sub(r"[^A-Za-z0-9._-]", "_", job.filename.rsplit(".", 1)[0]) or "document"
+        if job.media_type.startswith("image/"):
+            # an image keeps its own pixel space: its highlights come back as a PNG of page 1
+            png = annotate_image(services.blob_store.get(job.document_key), result)
+            return Response(
+                png,
+                media_type="image/png",
+                headers={"Content-Disposition": f'inline; filename="{name}.annotated.png"'},
+            )
+        pdf = annotate(services.blob_store.get(job.document_key), result)
         return Response(
             pdf,
             media_type="application/pdf",

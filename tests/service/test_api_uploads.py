@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pymupdf
@@ -11,8 +12,13 @@ import pytest
 from litestar.routes import HTTPRoute
 from test_api import ACME, INVOICE, Harness, harness, pdf_with_pages, problem
 
+from evidex.extractors.backends import make_parser
+from evidex.extractors.llm.rules import RulesBackend
+from evidex.extractors.pipeline import extract
+from evidex.schemas import get_schema
 from evidex.service.app import FORM_OVERHEAD, SMALL_BODY
 from evidex.service.intake import safe_filename
+from evidex.workers.jobs import JobStatus
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 200
 
@@ -54,7 +60,6 @@ SCHEMA = {"schema": "invoice"}
         (b"", "empty.pdf", SCHEMA, 422, "document_empty"),
         (encrypted_pdf(), "locked.pdf", SCHEMA, 422, "pdf_encrypted"),
         (b"%PDF-1.7\n" + b"\x00garbage" * 50, "broken.pdf", SCHEMA, 422, "pdf_corrupt"),
-        (blank_pdf(), "scan.pdf", SCHEMA, 422, "no_text_layer"),
         (pdf_with_pages(4), "long.pdf", SCHEMA, 413, "too_many_pages"),
         (INVOICE, "a.pdf", {"schema": "nope"}, 422, "schema_invalid"),
         (INVOICE, "a.pdf", {"schema_json": "{not json"}, 422, "schema_invalid"),
@@ -178,3 +183,49 @@ def test_bad_idempotency_key_is_400(api: Harness, key: str) -> None:
 )
 def test_safe_filename(name: str | None, safe: str) -> None:
     assert safe_filename(name) == safe
+
+
+def _png() -> bytes:
+    with pymupdf.open(Path(__file__).parents[2] / "samples" / "invoice.pdf") as pdf:
+        return bytes(pdf[0].get_pixmap(dpi=50).tobytes("png"))
+
+
+@pytest.mark.parametrize(
+    ("data", "filename", "media_type"),
+    [
+        (blank_pdf(), "scan.pdf", "application/pdf"),
+        (_png(), "scan.png", "image/png"),
+        (_png(), "scan", "image/png"),
+    ],
+)
+def test_scans_and_images_are_accepted_for_ocr(
+    api: Harness, data: bytes, filename: str, media_type: str
+) -> None:
+    r = api.submit(data=data, filename=filename)
+    assert r.status_code == 202, r.text
+    job = api.jobs.get(r.json()["id"])
+    assert job is not None and job.media_type == media_type
+    assert api.blobs.content_type(job.document_key) == media_type
+
+
+def test_an_image_job_returns_a_highlighted_png(api: Harness) -> None:
+    png = _png()
+    job_id = api.submit(data=png, filename="scan.png").json()["id"]
+    result = extract(
+        png,
+        get_schema("invoice"),
+        parser=make_parser("auto"),
+        llm=RulesBackend(),
+        filename="scan.png",
+    )
+    assert result.document.page_info[0].unit == "px"
+    key = f"acme/{job_id}/result.json"
+    api.blobs.put(key, result.to_json().encode(), "application/json")
+    assert api.jobs.transition(job_id, frozenset({JobStatus.QUEUED}), JobStatus.RUNNING)
+    assert api.jobs.transition(
+        job_id, frozenset({JobStatus.RUNNING}), JobStatus.SUCCEEDED, result_key=key
+    )
+    r = api.client.get(f"/v1/jobs/{job_id}/annotated.pdf", headers=ACME)
+    assert r.status_code == 200
+    assert r.headers["content-type"] == "image/png"
+    assert r.content.startswith(b"\x89PNG")

@@ -23,7 +23,7 @@ from evidex.extractors.errors import CorruptDocument, EmptyDocument, NoPages
 from evidex.extractors.highlight import COLOURS
 from evidex.schemas import Result
 
-__all__ = ["IMAGE_TYPES", "Frame", "annotate_image", "image_pages", "image_type"]
+__all__ = ["IMAGE_TYPES", "Frame", "annotate_image", "image_pages", "image_type", "open_image"]
 
 _mupdf: Any = pymupdf  # PyMuPDF's annotations are partial (untyped calls); go through Any
 # What MuPDF raises for a damaged file: RuntimeError (FileDataError), ValueError, or, while decoding
@@ -134,3 +134,6 @@ def annotate_image(image: bytes, result: Result, page: int = 1) -> bytes:
                 )
         png: bytes = sheet.get_pixmap(alpha=False).tobytes("png")
     return png
+
+
+open_image = _open
