@@ -6,7 +6,6 @@ through :func:`owned_job`, the single place tenancy is decided for a job id.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -196,7 +195,7 @@ class JobsController(Controller):
                 "job_not_ready", f"the job is {job.status.value}; poll GET /v1/jobs/{job.id}"
             )
         result = Result.model_validate_json(services.blob_store.get(job.result_key))
-        name = re.sub(r"[^A-Za-z0-9._-]", "_", job.filename.rsplit(".", 1)[0]) or "document"
+        name = job.download_stem()
         if job.media_type.startswith("image/"):
             # an image keeps its own pixel space: its highlights come back as a PNG of page 1
             png = annotate_image(services.blob_store.get(job.document_key), result)

@@ -33,7 +33,7 @@ from litestar.enums import MediaType
 from litestar.params import Body, PathParameter
 
 from evidex.extractors.render import page_sizes, pixel_size, render_page_png
-from evidex.schemas import LeafSpec, Result, get_schema, schema_from_json
+from evidex.schemas import LeafSpec, Result
 from evidex.service.auth import Caller
 from evidex.service.decisions import Decision, Decisions, decide, load_decisions, record_decision
 from evidex.service.decisions_export import ReviewExport, export_csv, review_export
@@ -78,9 +78,7 @@ def _ready(services: Services, tenant: str, job_id: str) -> tuple[Job, Result]:
 
 
 def _specs(job: Job) -> dict[str, LeafSpec]:
-    custom = job.custom_schema
-    schema = schema_from_json(custom) if custom is not None else get_schema(job.schema_name)
-    return {spec.path: spec for spec in schema.leaves}
+    return {spec.path: spec for spec in job.extraction_schema().leaves}
 
 
 def _is_pdf(job: Job) -> bool:
@@ -97,10 +95,6 @@ def _who(request: Request[Any, Any, Any]) -> str:
 
 def _v1(request: Request[Any, Any, Any]) -> str:
     return str(request.scope.get("root_path", "")).rstrip("/") + "/v1"
-
-
-def _safe_name(job: Job) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]", "_", job.filename.rsplit(".", 1)[0]) or "document"
 
 
 class ReviewController(Controller):
@@ -232,7 +226,7 @@ class ReviewController(Controller):
         export = review_export(
             job.id, job.filename, result, load_decisions(services.blob_store, job)
         )
-        disposition = f'attachment; filename="{_safe_name(job)}.review.csv"'
+        disposition = f'attachment; filename="{job.download_stem()}.review.csv"'
         return Response(
             export_csv(export),
             media_type="text/csv",

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from evidex.schemas import SchemaDef, get_schema, schema_from_json
 
 __all__ = ["Job", "JobError", "JobEvent", "JobOptions", "JobStatus", "new_job_id", "now"]
 
@@ -74,6 +77,16 @@ class Job(BaseModel):
     attempts: int = 0
     idempotency_key: str | None = None
     reserved_tokens: int = 0
+
+    def extraction_schema(self) -> SchemaDef:
+        """The extraction schema the job asked for: its custom JSON Schema, else the built-in."""
+        if self.custom_schema is not None:
+            return schema_from_json(self.custom_schema)
+        return get_schema(self.schema_name)
+
+    def download_stem(self) -> str:
+        """The client's filename without extension, safe in a Content-Disposition header."""
+        return re.sub(r"[^A-Za-z0-9._-]", "_", self.filename.rsplit(".", 1)[0]) or "document"
 
     def public(self) -> dict[str, Any]:
         """The job as ``GET /v1/jobs/{id}`` shows it (without the result)."""

@@ -41,7 +41,7 @@ from evidex.extractors.llm.base import LLMBackend
 from evidex.extractors.pipeline import extract_parsed
 from evidex.extractors.prompt import build_prompt
 from evidex.extractors.settings import Settings
-from evidex.schemas import ConfigError, EvidexError, SchemaDef, get_schema, schema_from_json
+from evidex.schemas import ConfigError, EvidexError, SchemaDef
 from evidex.schemas.errors import InputError, RunError
 from evidex.workers.budget import Budget, BudgetUnavailable, tokens_used, upper_bound
 from evidex.workers.jobs import Job, JobError, JobStatus
@@ -186,8 +186,7 @@ def _start(job_id: str, deps: Deps) -> Job | None:
 
 def _run(job: Job, deps: Deps, deadline: float) -> str:
     settings = _job_settings(job, deps.settings)
-    custom = job.custom_schema
-    schema = schema_from_json(custom) if custom is not None else get_schema(job.schema_name)
+    schema = job.extraction_schema()
     data = deps.blobs.get(job.document_key)
     started = time.perf_counter()
     default = deps.settings.parser
