@@ -7,7 +7,6 @@ same function runs with real backends, offline rules, or shipped fakes.
 from __future__ import annotations
 
 import time
-from collections import Counter
 from pathlib import Path
 
 from evidex.extractors.document import ParsedDocument, Parser
@@ -85,7 +84,6 @@ def extract_parsed(
             f"{prompt.withheld_lines} line(s) of text a reader cannot see were withheld from "
             "the model"
         )
-    counts = Counter(r.status.value for r in checked.fields.values())
     return Result(
         schema_name=schema.name,
         document=DocumentInfo(
@@ -97,7 +95,7 @@ def extract_parsed(
         ),
         fields=checked.fields,
         data=checked.data,
-        summary=Summary(**counts),
+        summary=Summary.of(checked.fields.values()),
         notes=notes,
         trace=Trace(
             llm=response.backend,

@@ -7,7 +7,6 @@ again from scratch; the document must be the one the result names (same SHA-256)
 from __future__ import annotations
 
 import time
-from collections import Counter
 from dataclasses import dataclass
 
 from evidex.extractors.document import ParsedDocument
@@ -49,7 +48,6 @@ def reverify(
     start = time.perf_counter()
     checked = verify(schema, schema.wire_model.model_validate(answer), document.lines)
     elapsed = round((time.perf_counter() - start) * 1000, 2)
-    counts = Counter(r.status.value for r in checked.fields.values())
     trace = result.trace.model_copy(
         update={"timings_ms": {**result.trace.timings_ms, "reverify": elapsed}}
     )
@@ -57,7 +55,7 @@ def reverify(
         update={
             "fields": checked.fields,
             "data": checked.data,
-            "summary": Summary(**counts),
+            "summary": Summary.of(checked.fields.values()),
             "trace": trace,
         }
     )

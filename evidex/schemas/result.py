@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -90,6 +92,11 @@ class Summary(BaseModel):
     needs_review: int = 0
     unsupported: int = 0
     not_found: int = 0
+
+    @classmethod
+    def of(cls, fields: Iterable[FieldResult]) -> Summary:
+        """How many fields have each status."""
+        return cls(**Counter(f.status.value for f in fields))
 
 
 class Trace(BaseModel):
