@@ -126,7 +126,13 @@ RULES: tuple[KindRule, ...] = (
         r"taxpayer_id|tin|ein|nif|cif|vatin|gstin|static_vat|vat|tva|btw|"
         r"(?:numero|n|num|no|nr)_(?:de_)?(?:tva|iva|vat|tax|siret_tva)",
     ),
-    _rule("currency", _STR, r"currency|currency_code|ccy|wa[e]?hrung|devise|moneda|divisa"),
+    # the code, not the symbol: "€" is no ISO 4217 code
+    _rule(
+        "currency",
+        _STR,
+        r"currency|currency_code|ccy|wa[e]?hrung|devise|moneda|divisa",
+        unless="symbol|symbols|sign|zeichen|symbole|simbolo",
+    ),
     # identifiers: "invoice_number", "order_id", "postal_code", "rechnungsnummer"
     _rule(
         None,
