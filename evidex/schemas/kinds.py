@@ -287,7 +287,7 @@ def infer_kind(name: str, node: Mapping[str, Any], parent: str = "") -> tuple[Ki
     slot = "enum" if "enum" in node else json_type
     declared = node.get("x-evidex-kind")
     if declared is not None:
-        if declared not in _ALL_KINDS:
+        if not isinstance(declared, str) or declared not in _ALL_KINDS:
             raise SchemaInvalid(
                 f"{where}: unknown x-evidex-kind {declared!r}; use one of {sorted(_ALL_KINDS)}"
             )

@@ -7,7 +7,7 @@
     /v1   guard: API key + rate limit     every route below
       POST   /jobs                        JobSubmission, the only route with a large body limit
       GET    /jobs, /jobs/{id}, /jobs/{id}/annotated.pdf, DELETE /jobs/{id}
-      GET    /schemas, /schemas/{name}
+      GET    /schemas, /schemas/{name}; POST /schemas/explain
       GET    /jobs/{id}/review, /jobs/{id}/pages/{n}.png, /review-assets/{name}   (review.py)
       PATCH  /jobs/{id}/fields/{path}; GET /jobs/{id}/decisions, /jobs/{id}/export.json|.csv
 

@@ -1,14 +1,20 @@
-"""``/v1/schemas``: the built-in extraction schemas, their leaves and strict wire schemas."""
+"""``/v1/schemas``: the built-in extraction schemas, their leaves and strict wire schemas, and
+``POST /v1/schemas/explain``: how a client's JSON Schema will be read (each leaf's kind and where
+it came from) before any job is sent."""
 
 from __future__ import annotations
 
-from litestar import Controller, get
-from litestar.params import FromPath
+from typing import Annotated, Any
 
-from evidex.schemas import SchemaInvalid, builtin_names, get_schema
+from litestar import Controller, get, post
+from litestar.params import Body, FromPath
+
+from evidex.schemas import SchemaInvalid, builtin_names, get_schema, schema_from_json
 from evidex.service.jobs import V1_PROBLEMS
 from evidex.service.problems import ApiError, problem_responses
-from evidex.service.views import SchemaDetail, SchemaSummary
+from evidex.service.views import SchemaDetail, SchemaExplanation, SchemaSummary
+
+EXPLAIN_MAX_BODY = 1024 * 1024  # a JSON Schema, never a document
 
 __all__ = ["SchemasController"]
 
@@ -40,3 +46,20 @@ class SchemasController(Controller):
             return SchemaDetail.of(get_schema(name))
         except SchemaInvalid as exc:
             raise ApiError("schema_not_found", str(exc)) from None
+
+    @post(
+        "/explain",
+        summary="How a JSON Schema will be read: each leaf's kind and its source",
+        status_code=200,
+        sync_to_thread=False,
+        request_max_body_size=EXPLAIN_MAX_BODY,
+        responses=problem_responses(*V1_PROBLEMS, "file_too_large", "schema_invalid"),
+    )
+    def explain_schema(
+        self,
+        data: Annotated[
+            dict[str, Any],
+            Body(description="A JSON Schema of plain values, as sent in schema_json with a job."),
+        ],
+    ) -> SchemaExplanation:
+        return SchemaExplanation.of(schema_from_json(data))
