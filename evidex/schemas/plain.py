@@ -24,7 +24,9 @@ Schemas built from Pydantic models (the built-ins) declare their rich types them
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 import jsonschema
@@ -149,9 +151,14 @@ def _number_text(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
-def _violation(schema: Mapping[str, Any], value: Any) -> str:
-    validator = jsonschema.Draft202012Validator(
-        dict(schema), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+@lru_cache(maxsize=512)
+def _validator(schema: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(
+        json.loads(schema), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
     )
+
+
+def _violation(schema: Mapping[str, Any], value: Any) -> str:
+    validator = _validator(json.dumps(schema, sort_keys=True))
     error = jsonschema.exceptions.best_match(validator.iter_errors(value))
     return "" if error is None else f"the value does not fit the schema: {error.message}"
