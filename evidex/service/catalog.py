@@ -4,12 +4,14 @@ it came from) before any job is sent."""
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
 from litestar import Controller, get, post
 from litestar.params import Body, FromPath
 
-from evidex.schemas import SchemaInvalid, builtin_names, get_schema, schema_from_json
+from evidex.schemas import SchemaInvalid, builtin_names, get_schema
+from evidex.service.intake import read_schema
 from evidex.service.jobs import V1_PROBLEMS
 from evidex.service.problems import ApiError, problem_responses
 from evidex.service.views import SchemaDetail, SchemaExplanation, SchemaSummary
@@ -62,4 +64,5 @@ class SchemasController(Controller):
             Body(description="A JSON Schema of plain values, as sent in schema_json with a job."),
         ],
     ) -> SchemaExplanation:
-        return SchemaExplanation.of(schema_from_json(data))
+        # the same reading as a job's schema_json, so the answer is what a job would get
+        return SchemaExplanation.of(read_schema(None, json.dumps(data))[0])

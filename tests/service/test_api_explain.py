@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -65,3 +66,17 @@ def test_explain_names_the_field_whose_kind_contradicts_its_type(api: Harness) -
 def test_explain_needs_a_key(api: Harness) -> None:
     r = api.client.post("/v1/schemas/explain", json={"type": "object"}, headers={})
     assert r.status_code == 401
+
+
+def test_a_job_whose_schema_contradicts_a_kind_is_refused_naming_the_field(api: Harness) -> None:
+    schema = {"type": "object", "properties": {"total": {"type": "number", "format": "email"}}}
+    r = api.submit(schema_json=json.dumps(schema))
+    assert r.status_code == 422
+    assert r.json()["code"] == "schema_invalid"
+    assert "total: format 'email' contradicts its type 'number'" in r.json()["detail"]
+
+
+def test_explain_refuses_what_is_not_a_schema_of_values(api: Harness) -> None:
+    r = api.client.post("/v1/schemas/explain", json={"type": "array"}, headers=ACME)
+    assert r.status_code == 422
+    assert r.json()["code"] == "schema_invalid"
