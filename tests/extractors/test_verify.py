@@ -262,6 +262,18 @@ def test_order_rule_catches_swapped_dates() -> None:
         assert "issue_date <= due_date fails" in result.fields[path].reasons[0]
 
 
+def test_order_rule_failure_is_blamed_on_the_date_that_contradicts_its_quote() -> None:
+    wrong = leaf({"iso": "2026-05-15", "original": "15 March 2026"}, "15 March 2026", 4)
+    result = run({**GOOD, "issue_date": wrong})
+    issue, due = result.fields["issue_date"], result.fields["due_date"]
+    assert issue.status == Status.NEEDS_REVIEW
+    assert "issue_date <= due_date fails: 2026-05-15 is after 2026-04-14" in issue.reasons[0]
+    assert due.status == Status.VERIFIED
+    assert due.reasons == [
+        "rule issue_date <= due_date fails because of issue_date; this value agrees with its quote"
+    ]
+
+
 def test_boxes_cover_the_quoted_words_only() -> None:
     field = run(GOOD).fields["invoice_number"]
     (box,) = field.boxes
