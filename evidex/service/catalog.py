@@ -16,8 +16,6 @@ from evidex.service.jobs import V1_PROBLEMS
 from evidex.service.problems import ApiError, problem_responses
 from evidex.service.views import SchemaDetail, SchemaExplanation, SchemaSummary
 
-EXPLAIN_MAX_BODY = 1024 * 1024  # a JSON Schema, never a document
-
 __all__ = ["SchemasController"]
 
 
@@ -54,7 +52,6 @@ class SchemasController(Controller):
         summary="How a JSON Schema will be read: each leaf's kind and its source",
         status_code=200,
         sync_to_thread=False,
-        request_max_body_size=EXPLAIN_MAX_BODY,
         responses=problem_responses(*V1_PROBLEMS, "file_too_large", "schema_invalid"),
     )
     def explain_schema(
