@@ -48,6 +48,7 @@ bench: install  ## benchmark scripts; each prints its figures beside what it is 
 	$(BIN)/python -m bench.parse_speed
 	$(BIN)/python -m bench.kleister_f1
 	$(BIN)/python -m bench.verifier_compare
+	$(BIN)/python -m bench.plain_schema
 	$(BIN)/python -m bench.cuad_align
 
 clean:

@@ -15,20 +15,33 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
-from functools import lru_cache
+from decimal import Decimal
 from typing import Any
 
 import phonenumbers
+from email_validator import EmailNotValidError, validate_email
 from rapidfuzz import fuzz
 from schwifty import BIC, IBAN
 from schwifty.exceptions import SchwiftyException
 from stdnum.eu import vat as eu_vat
-from text_to_num import alpha2digit
+from stdnum.util import get_cc_module
 
+from evidex.extractors.labels import own_label
 from evidex.extractors.normalize import normalize
+from evidex.extractors.readings import (
+    ISO,
+    NUMBER,
+    PERCENT,
+    currencies_in,
+    date_order,
+    dates_in,
+    iso_codes,
+    numbers_in,
+    open_dates,
+    readings,
+)
 
 __all__ = ["Check", "check_value", "currencies_in", "date_order", "dates_in", "numbers_in"]
 
@@ -42,180 +55,9 @@ class Check:
 
 OK = Check(True)
 
-_NUMBER = re.compile(r"(?<![\w.,])[-+]?\d[\d.,'\u2019 \u00a0\u202f]*\d(?![\d])|(?<![\w.,])[-+]?\d")
-_SYMBOLS = {
-    "$": "USD",
-    "US$": "USD",
-    "€": "EUR",
-    "£": "GBP",
-    "¥": "JPY",
-    "₹": "INR",
-    "₩": "KRW",
-    "₽": "RUB",
-    "₺": "TRY",
-    "zł": "PLN",
-    "Kč": "CZK",
-    "Fr.": "CHF",
-    "A$": "AUD",
-    "C$": "CAD",
-    "CA$": "CAD",
-    "NZ$": "NZD",
-    "HK$": "HKD",
-    "R$": "BRL",
-}
-_ISO = re.compile(r"\b[A-Z]{3}\b")
-_PERCENT = re.compile(r"[-+]?\d[\d.,]*\s?%")
-
-
-@lru_cache(maxsize=1)
-def _iso_codes() -> frozenset[str]:
-    from babel.numbers import list_currencies
-
-    return frozenset(list_currencies())
-
-
-def _readings(token: str) -> set[Decimal]:
-    """Every plausible reading of a numeric token across en/de/fr/ch conventions."""
-    t = re.sub(r"[\s'\u2019\u00a0\u202f]", "", token)
-    sign = ""
-    if t[:1] in "+-":
-        sign, t = t[0], t[1:]
-    out: set[str] = set()
-    dots, commas = t.count("."), t.count(",")
-    if dots and commas:
-        dec = "." if t.rfind(".") > t.rfind(",") else ","
-        grp = "," if dec == "." else "."
-        if t.count(dec) == 1:
-            out.add(t.replace(grp, "").replace(dec, "."))
-    elif dots or commas:
-        sep = "." if dots else ","
-        groups = t.split(sep)
-        if len(groups) == 2:
-            out.add(groups[0] + "." + groups[1])  # decimal separator
-        if all(len(g) == 3 for g in groups[1:]) and 1 <= len(groups[0]) <= 3:
-            out.add("".join(groups))  # thousands separator
-    else:
-        out.add(t)
-    values = set()
-    for text in out:
-        try:
-            values.add(Decimal(sign + text))
-        except InvalidOperation:
-            continue
-    return values
-
-
-def numbers_in(text: str) -> set[Decimal]:
-    """Numbers in ``text``, digits or words (en/de/fr/es/it/pt/nl), all plausible readings."""
-    found: set[Decimal] = set()
-    variants = {text}
-    words = re.sub(r"(?<=[^\W\d])-(?=[^\W\d])", " ", text)  # "three-year" -> "three year"
-    for lang in ("en", "de", "fr", "es"):
-        try:
-            variants.add(alpha2digit(words, lang, threshold=0))
-        except (ValueError, IndexError):
-            continue
-    for variant in variants:
-        for m in _NUMBER.finditer(variant):
-            found |= _readings(m.group())
-    return found
-
 
 def _close(a: Decimal, b: float, tolerance: float) -> bool:
     return abs(float(a) - float(b)) <= tolerance + 1e-9 * max(abs(float(a)), abs(b))
-
-
-def currencies_in(text: str) -> set[str]:
-    """ISO 4217 codes stated in ``text`` by code or by symbol."""
-    codes = {c for c in _ISO.findall(text) if c in _iso_codes()}
-    for symbol, code in sorted(_SYMBOLS.items(), key=lambda kv: -len(kv[0])):
-        if symbol in text:
-            codes.add(code)
-            break
-    return codes
-
-
-_MONTH_WORD = r"[A-Za-zÀ-ÿ]{3,}\.?"
-_WRITTEN = [
-    re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\.?\s+(?:day\s+of\s+)?{_MONTH_WORD},?\s+\d{{4}}\b"),
-    re.compile(rf"\b{_MONTH_WORD}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b"),
-    re.compile(rf"\b{_MONTH_WORD}\s+\d{{4}}\b"),
-]
-_ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
-_NUMERIC = re.compile(r"\b(\d{1,2})[./-](\d{1,2})[./-](\d{4}|\d{2})\b")
-# a month and year ("03/2019", "2019-03"), never the tail of a full date ("15.04.2026")
-_MONTH_YEAR = re.compile(r"(?<![\d./-])(\d{1,2})[./](\d{4})\b|\b(\d{4})-(\d{1,2})\b(?!-)")
-
-
-def _date(y: int, m: int, d: int) -> dt.date | None:
-    try:
-        return dt.date(y, m, d)
-    except ValueError:
-        return None
-
-
-def date_order(texts: Iterable[str]) -> str | None:
-    """``"dmy"`` or ``"mdy"`` when the document's numeric dates settle day/month order, else None.
-
-    A date like 25/03/2026 can only be day-first; 03/25/2026 only month-first. A document that
-    shows one kind and never the other settles the order of its ambiguous dates (04/05/2026).
-    """
-    day_first = month_first = False
-    for text in texts:
-        for m in _NUMERIC.finditer(text):
-            a, b = int(m[1]), int(m[2])
-            day_first |= 12 < a <= 31 and b <= 12
-            month_first |= 12 < b <= 31 and a <= 12
-    if day_first != month_first:
-        return "dmy" if day_first else "mdy"
-    return None
-
-
-def _numeric_dates(text: str, order: str | None) -> tuple[set[dt.date | None], bool]:
-    """Numeric dates in ``text``; the flag says whether one's order was open and unsettled.
-
-    Dotted dates (15.04.2026) are day first wherever they are written; slashes and dashes are
-    settled by the document's ``order`` or stay open.
-    """
-    found: set[dt.date | None] = set()
-    open_order = False
-    for m in _NUMERIC.finditer(text):
-        a, b, y = int(m[1]), int(m[2]), int(m[3])
-        y = y + 2000 if y < 100 else y
-        day_first, month_first = _date(y, b, a), _date(y, a, b)
-        dotted = "." in m.group()
-        if order == "dmy" or dotted or month_first is None:
-            found.add(day_first)
-        elif order == "mdy" or day_first is None:
-            found.add(month_first)
-        else:
-            found |= {day_first, month_first}
-            open_order |= a != b
-    return found, open_order
-
-
-def dates_in(text: str, order: str | None = None) -> set[dt.date]:
-    """Dates in ``text``; a numeric date whose day/month order is open gives both readings."""
-    return _dates(text, order)[0]
-
-
-def _dates(text: str, order: str | None) -> tuple[set[dt.date], bool]:
-    import dateparser
-
-    found, open_order = _numeric_dates(text, order)
-    for m in _ISO_DATE.finditer(text):
-        found.add(_date(int(m[1]), int(m[2]), int(m[3])))
-    for m in _MONTH_YEAR.finditer(text):
-        month, year = (m[1], m[2]) if m[1] else (m[4], m[3])
-        found.add(_date(int(year), int(month), 1))
-    settings: Any = {"PREFER_DAY_OF_MONTH": "first", "REQUIRE_PARTS": ["month", "year"]}
-    for pattern in _WRITTEN:
-        for m in pattern.finditer(text):
-            phrase = re.sub(r"\bday\s+of\s+|(?<=\d)(st|nd|rd|th)\b", " ", m.group())
-            parsed = dateparser.parse(phrase, settings=settings)
-            if parsed is not None:
-                found.add(parsed.date())
-    return {d for d in found if d is not None}, open_order
 
 
 def _digits(text: str) -> list[str]:
@@ -250,14 +92,27 @@ def _text(value: Any, quote: str, fuzzy: bool = False) -> Check:
     )
 
 
+def _as_numbers(value: Any) -> list[float]:
+    """A number, or every reading of a number written as a string ("1.234,50")."""
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, int | float):
+        return [float(value)]
+    if isinstance(value, str):
+        return sorted({float(n) for m in NUMBER.finditer(value) for n in readings(m.group())})
+    return []
+
+
 def _number(value: Any, quote: str, tolerance: float = 0.0) -> Check:
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    candidates = _as_numbers(value)
+    if not candidates:
         return Check(False, f"value {value!r} is not a number")
     numbers = numbers_in(quote)
-    if any(_close(n, float(value), tolerance) for n in numbers):
+    if any(_close(n, v, tolerance) for n in numbers for v in candidates):
         return OK
     said = ", ".join(sorted({_fmt(n) for n in numbers})[:4]) or "no number"
-    return Check(False, f"value {_fmt(value)} does not match {said} in the quote")
+    shown = _fmt(value) if isinstance(value, int | float) else repr(value)
+    return Check(False, f"value {shown} does not match {said} in the quote")
 
 
 def _fmt(n: Decimal | float) -> str:
@@ -266,7 +121,7 @@ def _fmt(n: Decimal | float) -> str:
 
 def _percentage(value: Any, quote: str) -> Check:
     check = _number(value, quote)
-    if check.ok or not isinstance(value, int | float):
+    if check.ok or isinstance(value, bool) or not isinstance(value, int | float):
         return check
     if _number(value * 100, quote).ok:
         return Check(
@@ -275,20 +130,45 @@ def _percentage(value: Any, quote: str) -> Check:
     return check
 
 
-def _amount(value: Any, quote: str) -> Check:
-    if not isinstance(value, dict):
+_NEGATIVE = re.compile(r"[-\u2212\u2013(]\s*(?:[^\d\s]{1,3}\s*)?\d")
+
+
+def _amount(value: Any, quote: str, name: str = "") -> Check:
+    """The number outside any percentage, next to the field's own label when the quote holds
+    several; the currency as stated (or derived from a symbol)."""
+    if isinstance(value, dict):
+        number, currency = value.get("value"), value.get("currency")
+    elif isinstance(value, str):
+        number, currency = value, next(iter(sorted(currencies_in(value))), None)
+    else:
+        number, currency = value, None
+    candidates = _as_numbers(number)
+    if not candidates:
         return Check(False, "the amount has no value")
+    if _NEGATIVE.search(quote):  # "-$12.00", "(12.00)": the sign is the document's
+        candidates += [abs(v) for v in candidates]
     # a percentage is never an amount: "VAT 19%: 234.00" holds the amount 234, not 19
-    check = _number(value.get("value"), _PERCENT.sub(" ", quote), tolerance=0.005)
+    check = _number(candidates[0], PERCENT.sub(" ", quote), tolerance=0.005)
+    if not check.ok and len(candidates) > 1:
+        rest = [_number(v, PERCENT.sub(" ", quote), tolerance=0.005) for v in candidates[1:]]
+        check = next((c for c in rest if c.ok), check)
     if not check.ok:
+        rates = {n for m in PERCENT.finditer(quote) for n in numbers_in(m.group())}
+        if any(_close(n, v, 0.0) for n in rates for v in candidates):
+            shown = _fmt(candidates[0])
+            return Check(
+                False, f"value {shown} is a percentage in the quote ({shown}%), not an amount"
+            )
         return check
-    currency = value.get("currency")
+    mislabelled = own_label(candidates, quote, name)
+    if mislabelled:
+        return Check(False, mislabelled)
     stated = currencies_in(quote)
     if currency and stated and currency not in stated:
         return Check(
             False, f"currency {currency} does not match {', '.join(sorted(stated))} in the quote"
         )
-    if currency and currency not in _iso_codes():
+    if currency and currency not in iso_codes():
         return Check(False, f"currency {currency!r} is not an ISO 4217 code")
     if currency and not stated:
         return Check(True, f"currency {currency} is not stated in the quote", computed=True)
@@ -297,9 +177,9 @@ def _amount(value: Any, quote: str) -> Check:
 
 def _currency(value: Any, quote: str) -> Check:
     code = str(value).upper()
-    if code not in _iso_codes():
+    if code not in iso_codes():
         return Check(False, f"{value!r} is not an ISO 4217 currency code")
-    if code in _ISO.findall(quote):
+    if code in ISO.findall(quote):
         return OK
     if code in currencies_in(quote):
         return Check(True, f"{code} derived from the currency symbol in the quote", computed=True)
@@ -312,7 +192,7 @@ def _date_check(value: Any, quote: str, order: str | None = None) -> Check:
         day = dt.date.fromisoformat(str(iso))
     except ValueError:
         return Check(False, f"{iso!r} is not a valid calendar date (YYYY-MM-DD)")
-    found, open_order = _dates(quote, order)
+    found, open_order = open_dates(quote, order)
     if day in found and open_order and len(found) > 1:
         return Check(
             False,
@@ -330,9 +210,13 @@ def _date_check(value: Any, quote: str, order: str | None = None) -> Check:
 
 
 def _email(value: Any, quote: str) -> Check:
+    """A well-formed address (email-validator's syntax rules, no DNS lookup) that the quote
+    holds, case aside."""
     v = str(value).strip().lower().removeprefix("mailto:")
-    if "@" not in v:
-        return Check(False, f"{value!r} is not an email address")
+    try:
+        validate_email(v, check_deliverability=False)
+    except EmailNotValidError as exc:
+        return Check(False, f"{value!r} is not a valid email address ({exc})")
     return OK if v in quote.lower() else Check(False, f"email {value!r} is not in the quote")
 
 
@@ -392,13 +276,24 @@ def _vat(value: Any, quote: str) -> Check:
     compact = _compact(str(value))
     if compact not in _compact(quote):
         return Check(False, f"VAT id {value!r} is not in the quote")
-    if (
-        compact[:2].isalpha()
-        and compact[:2].lower() in eu_vat.MEMBER_STATES | {"el"}
-        and not (eu_vat.is_valid(compact))
-    ):
+    if compact[:2].isalpha() and not _vat_valid(compact):
         return Check(False, f"VAT id {value!r} fails its check digits")
     return OK
+
+
+def _vat_valid(compact: str) -> bool:
+    """The check digits of an EU VAT id, or of the country's own VAT number where python-stdnum
+    knows it (GB, CH, NO, …); an id of a country it does not know passes."""
+    country = compact[:2].lower()
+    if country in eu_vat.MEMBER_STATES | {"el"}:
+        return bool(eu_vat.is_valid(compact))
+    module = get_cc_module(country, "vat")
+    if module is None:
+        return True
+    try:
+        return bool(module.is_valid(compact))
+    except Exception:  # a country module that cannot read this form says nothing
+        return True
 
 
 def _duration(value: Any, quote: str) -> Check:
@@ -470,15 +365,48 @@ _CHECKS: dict[str, Callable[[Any, str], Check]] = {
 
 
 def check_value(
-    kind: str, value: Any, quote: str, date_order: str | None = None, fuzzy: bool = False
+    kind: str,
+    value: Any,
+    quote: str,
+    date_order: str | None = None,
+    fuzzy: bool = False,
+    name: str = "",
 ) -> Check:
     """Compare a value (JSON form) with the text it was read from.
 
     ``date_order`` is the document's settled day/month order (:func:`date_order`), if any;
-    ``fuzzy`` says the quote itself was only matched approximately (OCR noise).
+    ``fuzzy`` says the quote itself was only matched approximately (OCR noise); ``name`` is the
+    field's name, whose label in a quote of several amounts owns the value (:func:`own_label`).
     """
+    if kind == "amount":
+        return _amount(value, quote, name)
     if kind == "date":
         return _date_check(value, quote, date_order)
     if kind in ("string", "text"):
         return _text(value, quote, fuzzy)
     return _CHECKS.get(kind, _text)(value, quote)
+
+
+_NUMERIC_KINDS = frozenset({"amount", "number", "integer", "percentage", "years"})
+
+
+def quoted_values(kind: str, quote: str, order: str | None = None) -> list[Any]:
+    """What ``quote`` states for a field of ``kind``, comparable with the rules' values: its
+    numbers (outside percentages, for an amount) or its dates as ISO strings."""
+    if not quote:
+        return []
+    if kind in _NUMERIC_KINDS:
+        text = PERCENT.sub(" ", quote) if kind == "amount" else quote
+        return sorted({float(n) for n in numbers_in(text)})
+    if kind == "date":
+        return sorted(d.isoformat() for d in dates_in(quote, order))
+    return []
+
+
+def written_number(value: Any, quote: str) -> Decimal | None:
+    """``value`` as ``quote`` writes it (``250.00`` for 250.0), or None when it does not."""
+    number = value.get("value") if isinstance(value, dict) else value
+    if isinstance(number, bool) or not isinstance(number, int | float):
+        return None
+    same = [n for n in numbers_in(quote) if _close(n, float(number), 0.0)]
+    return max(same, key=lambda n: -int(n.as_tuple().exponent)) if same else None

@@ -20,6 +20,7 @@ is named.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,10 +28,11 @@ import pandas as pd
 from pydantic import BaseModel
 
 from evidex.extractors.align import DocText, Match
-from evidex.extractors.compare import check_value, date_order
+from evidex.extractors.compare import check_value, date_order, quoted_values, written_number
 from evidex.extractors.crossfield import check_rules
 from evidex.schemas import Box, FieldResult, SchemaDef, Status, iter_leaves
 from evidex.schemas.field import FieldExtraction
+from evidex.schemas.plain import plain_data, plain_value
 
 __all__ = ["OCR_LOW", "Verification", "boxes_for", "verify"]
 
@@ -91,6 +93,7 @@ def verify_field(
     *,
     date_order: str | None = None,
     near: int | None = None,
+    name: str = "",
 ) -> FieldResult:
     value = _json(fe.value)
     base = {
@@ -159,7 +162,7 @@ def verify_field(
         computed = False
     else:
         check = check_value(
-            kind, value, doc.raw_text(match.ranges), date_order, match.level == "fuzzy"
+            kind, value, doc.raw_text(match.ranges), date_order, match.level == "fuzzy", name
         )
         computed = check.computed
         if not check.ok:
@@ -191,7 +194,7 @@ def verify(
     fields: dict[str, FieldResult] = {}
     for leaf in leaves:
         fields[leaf.path] = verify_field(
-            leaf.spec.kind, leaf.extraction, doc, lines, date_order=order
+            leaf.spec.kind, leaf.extraction, doc, lines, date_order=order, name=_name(leaf.path)
         )
     # A quote found in several places, none of them cited: the place nearest the sibling fields
     # of the same object (an invoice line's other cells, a party's other details) is the one.
@@ -200,18 +203,47 @@ def verify(
             near = _sibling_line(leaf.path, fields)
             if near is not None:
                 fields[leaf.path] = verify_field(
-                    leaf.spec.kind, leaf.extraction, doc, lines, date_order=order, near=near
+                    leaf.spec.kind,
+                    leaf.extraction,
+                    doc,
+                    lines,
+                    date_order=order,
+                    near=near,
+                    name=_name(leaf.path),
                 )
+    for leaf in leaves:
+        result = fields[leaf.path]
+        result.kind, result.kind_source = leaf.spec.kind, leaf.spec.kind_source
+        problem = plain_value(leaf.spec, result.value)[1] if result.value is not None else ""
+        if problem and result.status is Status.VERIFIED:
+            result.status = Status.NEEDS_REVIEW
+            result.reasons.insert(0, problem)
     values = {leaf.path: (leaf.spec.kind, fields[leaf.path].value) for leaf in leaves}
     found = {p: r.status in (Status.VERIFIED, Status.NEEDS_REVIEW) for p, r in fields.items()}
-    for failure in check_rules(schema.rules, values, found):
+    doubtful = {
+        leaf.path: quoted_values(leaf.spec.kind, fields[leaf.path].quote, order)
+        for leaf in leaves
+        if fields[leaf.path].status is not Status.VERIFIED
+    }
+    written = {
+        p: w
+        for p, r in fields.items()
+        if r.status is Status.VERIFIED and (w := written_number(r.value, r.quote)) is not None
+    }
+    for failure in check_rules(schema.rules, values, found, doubtful, written):
         for path in failure.paths:
             result = fields[path]
+            if path not in failure.blamed:
+                result.reasons.append(
+                    f"rule {failure.rule} fails because of {', '.join(failure.blamed)}; "
+                    "this value agrees with its quote"
+                )
+                continue
             if failure.reason not in result.reasons:
                 result.reasons.insert(0, failure.reason)
             if result.status in (Status.VERIFIED, Status.NOT_FOUND):
                 result.status = Status.NEEDS_REVIEW
-    return Verification(fields, _data(output))
+    return Verification(fields, plain_data(output, schema.leaves))
 
 
 _AMBIGUOUS = "cited lines do not settle which one is meant"
@@ -234,17 +266,6 @@ def _sibling_line(path: str, fields: dict[str, FieldResult]) -> int | None:
     return lines[len(lines) // 2] if lines else None
 
 
-def _data(output: BaseModel) -> dict[str, Any]:
-    """The plain values, in the schema's shape: each leaf replaced by its value."""
-
-    def strip(node: Any) -> Any:
-        if isinstance(node, dict):
-            if set(node) >= {"quote", "found", "value", "line_start"}:
-                return node["value"] if node["found"] else None
-            return {k: strip(v) for k, v in node.items()}
-        if isinstance(node, list):
-            return [strip(v) for v in node]
-        return node
-
-    dumped = output.model_dump(mode="json", exclude={"document_notes"})
-    return {k: strip(v) for k, v in dumped.items()}
+def _name(path: str) -> str:
+    """The field's own name: ``tax`` for ``totals.tax``, ``amount`` for ``items[2].amount``."""
+    return re.sub(r"\[\d*\]", "", path).rsplit(".", 1)[-1]

@@ -7,6 +7,7 @@ from .answer import NOT_FOUND, build_answer
 from .errors import ConfigError, EvidexError, InputError, RunError, SchemaInvalid
 from .field import FieldExtraction, Kind, field
 from .jsonschema import schema_from_json
+from .kinds import KindSource, infer_kind
 from .notes import Conflict, DocumentNotes
 from .registry import BUILTIN, SchemaDef, builtin_names, get_schema, schema_from_model
 from .result import Box, DocumentInfo, FieldResult, Result, Status, Summary, Trace
@@ -35,6 +36,7 @@ __all__ = [
     "FieldResult",
     "InputError",
     "Kind",
+    "KindSource",
     "Leaf",
     "LeafSpec",
     "OrderRule",
@@ -52,6 +54,7 @@ __all__ = [
     "builtin_names",
     "field",
     "get_schema",
+    "infer_kind",
     "iter_leaves",
     "leaf_specs",
     "preflight",

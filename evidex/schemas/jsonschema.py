@@ -3,20 +3,28 @@
 Accepted: an object of properties whose leaves are ``string`` (``format: date`` or ``date-time``
 becomes a date; ``email``/``uri`` are checked as such; ``enum`` lists choices), ``number``,
 ``integer`` or ``boolean``; nested ``object``s; ``array``s of any of these; local ``$ref``s into
-``$defs``/``definitions``; nullable types (``["string", "null"]``). ``x-evidex-kind`` on a property
-asks for a richer kind (``amount``, ``iban``, ``vat_id``, ``phone``, ``percentage``...). Rules go
-under the root's ``x-evidex-rules`` (see :mod:`evidex.schemas.rules`).
+``$defs``/``definitions``; nullable types (``["string", "null"]``). Rules go under the root's
+``x-evidex-rules`` (see :mod:`evidex.schemas.rules`).
+
+Every leaf gets a kind (:mod:`evidex.schemas.kinds`): ``x-evidex-kind`` when the schema declares
+one, else inferred from format, enum, name and description. The model is asked for the kind's
+richer value where one exists (a date's ISO form *and* the text as written, an amount's
+currency), so the verifier can check it; ``data`` is then brought back to the type the client
+declared (:mod:`evidex.schemas.plain`). The schema itself must be valid JSON Schema (checked with
+``jsonschema`` against its meta-schema).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, cast, get_args
+from typing import Any, Literal, cast
 
+import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from .errors import SchemaInvalid
 from .field import FieldExtraction, Kind
+from .kinds import infer_kind
 from .registry import SchemaDef, schema_from_model
 from .rules import parse_rules
 from .values import Address, Amount, DateValue, Duration
@@ -26,21 +34,16 @@ __all__ = ["schema_from_json"]
 _IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 _RESERVED = frozenset(dir(BaseModel)) | {"document_notes"}
 _SCALARS: dict[str, type] = {"string": str, "number": float, "integer": int, "boolean": bool}
-_FORMATS: dict[str, Kind] = {
-    "date": "date",
-    "date-time": "date",
-    "email": "email",
-    "uri": "url",
-    "url": "url",
-}
 _KIND_TYPES: dict[str, Any] = {
     "date": DateValue,
     "amount": Amount,
     "address": Address,
     "duration": Duration,
 }
-_KINDS = set(get_args(Kind))
+_NUMBER_KINDS: dict[str, type] = {"number": float, "percentage": float, "years": float}
 _MAX_DEPTH = 6
+# what a leaf's own schema says about its value, less what is ours or only annotation
+_NOT_CHECKED = {"description", "title", "examples", "default", "$comment"}
 
 
 class _Object(BaseModel):
@@ -64,6 +67,7 @@ def schema_from_json(schema: Any, name: str = "custom") -> SchemaDef:
     if isinstance(title, str) and title.strip():
         name = title
     model = _object(schema, "", defs, 0, name)
+    _check_meta(schema)
     try:
         rules = parse_rules(schema.get("x-evidex-rules", []))
     except ValidationError as exc:
@@ -77,6 +81,16 @@ def schema_from_json(schema: Any, name: str = "custom") -> SchemaDef:
                     f"x-evidex-rules: {rule.describe()!r} names unknown field {path!r}"
                 )
     return SchemaDef(result.name, model, rules, str(schema.get("description", "")), schema)
+
+
+def _check_meta(schema: dict[str, Any]) -> None:
+    """The schema must be valid JSON Schema itself (its ``$schema`` draft, else 2020-12)."""
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        where = "/".join(str(p) for p in exc.path) or "root"
+        raise SchemaInvalid(f"{where}: not valid JSON Schema: {exc.message}") from None
 
 
 def _rule_paths(rule: Any) -> list[str]:
@@ -137,6 +151,8 @@ def _object(
     if _type_of(node, where or "root") != "object" or not isinstance(props, dict) or not props:
         raise SchemaInvalid(f"{where or 'root'}: must be an object with at least one property")
     fields: dict[str, Any] = {}
+    required = node.get("required", [])
+    required = set(required) if isinstance(required, list) else set()
     for key, sub in props.items():
         path = f"{where}.{key}" if where else key
         if key in _RESERVED or key.startswith("model_"):
@@ -149,7 +165,7 @@ def _object(
         if where == "" and key == "document_notes":
             raise SchemaInvalid("document_notes: this property name is reserved")
         sub = _resolve(sub, defs, path)
-        fields[key] = _member(sub, path, defs, depth, key)
+        fields[key] = _member(sub, path, defs, depth, key, key in required)
     model = create_model(
         _model_name(name or where),
         __base__=_Object,
@@ -165,7 +181,12 @@ def _model_name(where: str) -> str:
 
 
 def _member(
-    node: dict[str, Any], path: str, defs: dict[str, Any], depth: int, key: str
+    node: dict[str, Any],
+    path: str,
+    defs: dict[str, Any],
+    depth: int,
+    key: str,
+    required: bool = False,
 ) -> tuple[Any, Any]:
     tp = _type_of(node, path)
     description = str(node.get("description", ""))
@@ -180,23 +201,34 @@ def _member(
         return cast(Any, list)[inner], Field(
             description=desc, json_schema_extra=info.json_schema_extra
         )
-    value_type, kind = _leaf(node, tp, path)
-    extra: Any = {"kind": kind} if kind else None
-    leaf_type = cast(Any, FieldExtraction)[value_type]
+    parent = path.removesuffix("[]").rpartition(".")[0]
+    kind, source = infer_kind(key, node, parent)
+    fmt = node.get("format")
+    extra: Any = {
+        "kind": kind,
+        "kind_source": source,
+        "json_type": tp,
+        "format": fmt if isinstance(fmt, str) else None,
+        "nullable": isinstance(node.get("type"), list) and "null" in node["type"],
+        "required": required,
+        "schema": {k: v for k, v in node.items() if k not in _NOT_CHECKED},
+    }
+    leaf_type = cast(Any, FieldExtraction)[_leaf(node, tp, path, kind)]
     return leaf_type, Field(description=description, json_schema_extra=extra)
 
 
-def _leaf(node: dict[str, Any], tp: str, path: str) -> tuple[Any, Kind | None]:
-    kind = node.get("x-evidex-kind")
-    if kind is not None and kind not in _KINDS:
-        raise SchemaInvalid(f"{path}: unknown x-evidex-kind {kind!r}; use one of {sorted(_KINDS)}")
-    if kind is None and tp == "string":
-        kind = _FORMATS.get(str(node.get("format", "")))
+def _leaf(node: dict[str, Any], tp: str, path: str, kind: Kind) -> Any:
+    """The value type the model fills: the kind's richer value where it has one (the client's
+    ``data`` gets the declared type back), else the JSON type."""
     if "enum" in node:
         values = node["enum"]
         if not values or not all(isinstance(v, str) for v in values):
             raise SchemaInvalid(f"{path}: enum must be a non-empty list of strings")
-        return Literal[tuple(values)], "enum"
+        return Literal[tuple(values)]
     if kind in _KIND_TYPES:
-        return _KIND_TYPES[kind], kind
-    return _SCALARS[tp], kind
+        return _KIND_TYPES[kind]
+    if tp == "string" and kind in _NUMBER_KINDS:
+        return _NUMBER_KINDS[kind]
+    if tp == "string" and kind == "integer":
+        return int
+    return _SCALARS[tp]

@@ -62,6 +62,17 @@ class FieldResult(BaseModel):
     )
     boxes: list[Box] = Field(default_factory=list)
     caveat: str = ""
+    kind: str | None = Field(
+        default=None,
+        description="How the value was checked: amount, date, iban, email, string ... "
+        "(null in results stored before kinds were recorded).",
+    )
+    kind_source: Literal["declared", "inferred", "default"] | None = Field(
+        default=None,
+        description="declared: the schema says so (x-evidex-kind, a built-in's type); "
+        "inferred: from the JSON Schema's format, enum, name or description; default: from "
+        "the JSON type alone.",
+    )
 
 
 class PageInfo(BaseModel):

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import types
 import typing
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel
 
 from .errors import SchemaInvalid
 from .field import FieldExtraction, Kind
+from .kinds import KindSource
 from .values import Address, Amount, DateValue, Duration
 
 __all__ = ["Leaf", "LeafSpec", "iter_leaves", "leaf_specs", "value_type"]
@@ -41,6 +42,15 @@ class LeafSpec:
     kind: Kind
     description: str
     enum: tuple[str, ...] = ()
+    kind_source: KindSource = "default"
+    # The client's JSON Schema for this leaf, when it came from one (``None`` for models):
+    # the type ``data`` must hold, its ``format``, whether null is allowed and whether the
+    # property is ``required`` in its object.
+    json_type: str | None = None
+    format: str | None = None
+    nullable: bool = False
+    required: bool = False
+    schema: Mapping[str, Any] | None = field(default=None, compare=False, hash=False)
 
     @property
     def type_name(self) -> str:
@@ -64,15 +74,19 @@ def value_type(annotation: Any) -> Any | None:
     return None
 
 
-def _kind(tp: Any, declared: Kind | None, where: str) -> tuple[Kind, tuple[str, ...]]:
+_RICH = (DateValue, Amount, Address, Duration)
+
+
+def _kind(tp: Any, declared: Kind | None, where: str) -> tuple[Kind, tuple[str, ...], KindSource]:
     if get_origin(tp) is Literal:
-        return declared or "enum", tuple(str(v) for v in get_args(tp))
+        choices = tuple(str(v) for v in get_args(tp))
+        return declared or "enum", choices, "declared" if declared else "default"
     if declared:
-        return declared, ()
+        return declared, (), "declared"
     kind = _KIND_OF_TYPE.get(tp)
     if kind is None:
         raise SchemaInvalid(f"field {where!r}: unsupported value type {tp!r}")
-    return kind, ()
+    return kind, (), "declared" if tp in _RICH else "default"
 
 
 def _list_item(annotation: Any) -> Any | None:
@@ -85,12 +99,14 @@ def _is_model(tp: Any) -> bool:
     return isinstance(tp, type) and issubclass(tp, BaseModel)
 
 
-def _declared_kind(info: Any) -> Kind | None:
+def _extra(info: Any) -> dict[str, Any]:
     extra = info.json_schema_extra
-    if isinstance(extra, dict):
-        kind = extra.get("kind")
-        return typing.cast(Kind, kind) if isinstance(kind, str) else None
-    return None
+    return extra if isinstance(extra, dict) else {}
+
+
+def _declared_kind(info: Any) -> Kind | None:
+    kind = _extra(info).get("kind")
+    return typing.cast(Kind, kind) if isinstance(kind, str) else None
 
 
 def leaf_specs(model: type[BaseModel], prefix: str = "") -> tuple[LeafSpec, ...]:
@@ -107,8 +123,22 @@ def leaf_specs(model: type[BaseModel], prefix: str = "") -> tuple[LeafSpec, ...]
             raise SchemaInvalid(f"field {path!r}: unions are not supported")
         tp = value_type(target)
         if tp is not None:
-            kind, enum = _kind(tp, _declared_kind(info), path)
-            out.append(LeafSpec(path, kind, info.description or "", enum))
+            kind, enum, source = _kind(tp, _declared_kind(info), path)
+            extra = _extra(info)
+            out.append(
+                LeafSpec(
+                    path,
+                    kind,
+                    info.description or "",
+                    enum,
+                    typing.cast(KindSource, extra.get("kind_source", source)),
+                    extra.get("json_type"),
+                    extra.get("format"),
+                    bool(extra.get("nullable", False)),
+                    bool(extra.get("required", False)),
+                    extra.get("schema"),
+                )
+            )
         elif _is_model(target):
             out.extend(leaf_specs(typing.cast(type[BaseModel], target), path + "."))
         else:

@@ -7,7 +7,7 @@
     /v1   guard: API key + rate limit     every route below
       POST   /jobs                        JobSubmission, the only route with a large body limit
       GET    /jobs, /jobs/{id}, /jobs/{id}/annotated.pdf, DELETE /jobs/{id}
-      GET    /schemas, /schemas/{name}
+      GET    /schemas, /schemas/{name}; POST /schemas/explain
       GET    /jobs/{id}/review, /jobs/{id}/pages/{n}.png, /review-assets/{name}   (review.py)
       PATCH  /jobs/{id}/fields/{path}; GET /jobs/{id}/decisions, /jobs/{id}/export.json|.csv
 
@@ -43,7 +43,7 @@ __all__ = ["FORM_OVERHEAD", "SMALL_BODY", "create_app", "production_app"]
 
 log = logging.getLogger(__name__)
 FORM_OVERHEAD = 1024 * 1024  # multipart framing, schema_json and options next to the file
-SMALL_BODY = 64 * 1024  # every route but the upload: none of them reads a body
+SMALL_BODY = 64 * 1024  # every route but the upload: at most a schema (explain) in the body
 
 
 def create_app(

@@ -9,6 +9,9 @@ its document and prints the verification report.
 ``evidex schemas [NAME]``; ``evidex serve [--host H] [--port P]`` (the REST API under uvicorn);
 ``evidex worker [--concurrency N] [--queues Q1,Q2]`` (a Celery worker, thread pool).
 
+``evidex schemas --explain SCHEMA.json`` prints each field's kind and its source (declared,
+inferred or default) before any job is sent.
+
 Exit codes: 0 done; 1 the extraction failed; 2 bad input or usage. Failures print one line on
 stderr: ``evidex: <code>: <what happened and what to do>``.
 """
@@ -96,6 +99,11 @@ def _parser() -> argparse.ArgumentParser:
     vf.add_argument("--out", type=Path, help="write the re-verified result JSON here")
     sc = sub.add_parser("schemas", help="list the built-in schemas or print one")
     sc.add_argument("name", nargs="?")
+    sc.add_argument(
+        "--explain",
+        metavar="SCHEMA.json",
+        help="show how a JSON Schema will be read: each field's kind and where it came from",
+    )
     sv = sub.add_parser("serve", help="run the REST API (uvicorn)")
     sv.add_argument("--host", help="interface to bind (default EVIDEX_HOST or 127.0.0.1)")
     sv.add_argument("--port", type=int, help="port (default EVIDEX_PORT or 8000)")
@@ -183,6 +191,15 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _schemas(args: argparse.Namespace) -> int:
+    if args.explain:
+        schema = load_schema(args.explain)
+        width = max(len(leaf.path) for leaf in schema.leaves)
+        for leaf in schema.leaves:
+            typed = f"  ({leaf.json_type})" if leaf.json_type else ""
+            print(f"{leaf.path:{width}}  {leaf.kind:10} {leaf.kind_source:8}{typed}")
+        for rule in schema.rules:
+            print(f"rule: {rule.describe()}")
+        return 0
     if args.name:
         print(json.dumps(get_schema(args.name).wire_schema, indent=2))
     else:

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
-from evidex.schemas import SchemaDef
+from evidex.schemas import LeafSpec, SchemaDef
 from evidex.workers.jobs import Job, JobError, JobEvent, JobOptions, JobStatus
 from evidex.workers.stores import BlobStore
 
@@ -18,6 +18,7 @@ __all__ = [
     "LeafView",
     "Readiness",
     "SchemaDetail",
+    "SchemaExplanation",
     "SchemaSummary",
     "job_view",
 ]
@@ -66,9 +67,28 @@ class JobList(BaseModel):
 
 class LeafView(BaseModel):
     path: str = Field(description="Dotted path, '[]' for list items.")
-    kind: str
+    kind: str = Field(description="How a value is checked against its quote (amount, date, ...).")
+    kind_source: str = Field(
+        default="default",
+        description="declared (x-evidex-kind, a built-in's type), inferred (format, enum, name, "
+        "description) or default (the JSON type alone).",
+    )
+    type: str | None = Field(
+        default=None, description="The JSON type data holds (custom JSON Schemas only)."
+    )
     description: str
     enum: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, spec: LeafSpec) -> LeafView:
+        return cls(
+            path=spec.path,
+            kind=spec.kind,
+            kind_source=spec.kind_source,
+            type=spec.json_type,
+            description=spec.description,
+            enum=list(spec.enum),
+        )
 
 
 class SchemaSummary(BaseModel):
@@ -90,11 +110,24 @@ class SchemaDetail(BaseModel):
         return cls(
             name=schema.name,
             description=schema.description,
-            leaves=[
-                LeafView(path=s.path, kind=s.kind, description=s.description, enum=list(s.enum))
-                for s in schema.leaves
-            ],
+            leaves=[LeafView.of(s) for s in schema.leaves],
             wire_schema=schema.wire_schema,
+        )
+
+
+class SchemaExplanation(BaseModel):
+    """How a JSON Schema will be read: each leaf's kind and where it came from, and its rules."""
+
+    name: str
+    leaves: list[LeafView]
+    rules: list[str] = Field(description="The cross-field rules (x-evidex-rules), described.")
+
+    @classmethod
+    def of(cls, schema: SchemaDef) -> SchemaExplanation:
+        return cls(
+            name=schema.name,
+            leaves=[LeafView.of(s) for s in schema.leaves],
+            rules=[rule.describe() for rule in schema.rules],
         )
 
 

@@ -17,6 +17,11 @@ AGREE: list[tuple[str, Any, str]] = [
     ("amount", {"value": 413.99, "currency": "USD"}, "Total Due: $413.99"),
     ("amount", {"value": 12500.0, "currency": "USD"}, "a monthly fee of USD 12,500.00"),
     ("amount", {"value": 234.0, "currency": "EUR"}, "VAT 19%: 234,00 EUR"),
+    # a plain number (a client's ``type: number`` amount) and the document's own minus sign
+    ("amount", -12.0, "Discount (5%): -$12.00"),
+    ("amount", 12.0, "Discount (5%): -$12.00"),
+    ("amount", "1.234,56 EUR", "Total: 1.234,56 €"),
+    ("vat_id", "GB980780684", "VAT Reg. No. GB 980 7806 84"),
     ("date", {"iso": "2026-03-15", "original": "15 March 2026"}, "Date: 15 March 2026"),
     ("date", {"iso": "2026-03-15", "original": "March 15, 2026"}, "Dated March 15th, 2026"),
     (
@@ -66,9 +71,13 @@ AGREE: list[tuple[str, Any, str]] = [
 ]
 
 DISAGREE: list[tuple[str, Any, str, str]] = [
+    ("amount", 5.0, "Discount (5%): -$12.00", "value 5 is a percentage in the quote"),
+    ("vat_id", "GB980780685", "VAT GB980780685", "check digits"),
+    ("email", "jane@example", "jane@example", "not a valid email address"),
+    ("number", "12", "Quantity: 21", "does not match"),
     ("amount", {"value": 413.99, "currency": "USD"}, "Total Due: $431.99", "431.99"),
     ("amount", EUR, "Total: 1.234,56 $", "currency EUR"),
-    ("amount", {"value": 19.0, "currency": "EUR"}, "VAT 19%: 234,00 EUR", "does not match"),
+    ("amount", {"value": 19.0, "currency": "EUR"}, "VAT 19%: 234,00 EUR", "is a percentage"),
     ("date", {"iso": "2026-02-30", "original": "30.02.2026"}, "30.02.2026", "not a valid"),
     ("date", {"iso": "2026-03-16", "original": "15 March 2026"}, "15 March 2026", "2026-03-15"),
     ("date", {"iso": "2026-03-15"}, "Date: 15 April 2026", "2026-04-15"),
@@ -119,3 +128,31 @@ def test_false_without_a_no_is_marked_inferred() -> None:
 def test_words_match_approximately_only_when_the_quote_did() -> None:
     assert not check_value("string", "Imogen Castellano", "Imogen Castellane").ok
     assert check_value("string", "Imogen Castellane", "Imogen Caste1lane", fuzzy=True).ok
+
+
+LINE = "Subtotal: $250.00 Tax (8%): $20.00 Total: $270.00"
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "reason"),
+    [
+        ("total", 270.0, ""),
+        ("tax", 20.0, ""),
+        ("subtotal", 250.0, ""),
+        (
+            "total",
+            250.0,
+            "value 250.00 is the amount labelled 'subtotal' in the quote; 'total' there is 270.00",
+        ),
+        ("tax_amount", 270.0, "labelled 'total'"),
+        ("grand_total", 250.0, ""),  # its label is not in the quote: nothing to settle
+    ],
+)
+def test_an_amount_belongs_to_its_own_label(name: str, value: float, reason: str) -> None:
+    check = check_value("amount", value, LINE, name=name)
+    assert check.ok == (not reason)
+    assert reason in check.reason
+
+
+def test_a_label_that_names_no_money_takes_no_amount_away() -> None:
+    assert check_value("amount", 270.0, "Total (2 items): 270.00", name="total").ok

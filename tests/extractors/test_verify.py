@@ -204,13 +204,50 @@ def test_planted_problem_gets_its_status(
     assert field.span_corrected is corrected
 
 
-def test_sum_rule_failure_marks_every_involved_field() -> None:
+def test_sum_rule_failure_is_blamed_on_the_member_that_contradicts_its_quote() -> None:
     result = run(with_("line_items[1].amount", value=eur(60), quote="50,00 EUR   50,00 EUR"))
-    # the value disagrees with its quote, and the items no longer add up to the subtotal
-    assert result.fields["subtotal"].status == Status.NEEDS_REVIEW
-    assert "add up to 260.00, not 250.00" in result.fields["subtotal"].reasons[0]
-    assert result.fields["line_items[0].amount"].status == Status.NEEDS_REVIEW
+    # the value disagrees with its quote, and its quote's 50,00 makes the items add up again
+    wrong = result.fields["line_items[1].amount"]
+    assert wrong.status == Status.NEEDS_REVIEW
+    assert "add up to 260.00, not 250.00" in wrong.reasons[0]
+    for path in ("subtotal", "line_items[0].amount"):
+        field = result.fields[path]
+        assert field.status == Status.VERIFIED, field.reasons
+        assert field.reasons == [
+            "rule line_items[].amount = subtotal fails because of line_items[1].amount; "
+            "this value agrees with its quote"
+        ]
     assert result.fields["total"].status == Status.VERIFIED
+
+
+def test_sum_rule_failure_the_quotes_do_not_explain_marks_every_member() -> None:
+    text = INVOICE.replace("Subtotal: 250,00 EUR", "Subtotal: 251,4637 EUR")
+    result = run(with_("subtotal", value=eur(251.4637), quote="Subtotal: 251,4637 EUR"), text)
+    # every value agrees with its quote: the document itself does not add up
+    for path in ("subtotal", "line_items[0].amount", "line_items[1].amount"):
+        field = result.fields[path]
+        assert field.status == Status.NEEDS_REVIEW
+        assert (
+            "rule line_items[].amount = subtotal fails: the parts add up to 250.00, not 251.4637"
+            in field.reasons
+        )
+    assert (
+        "rule subtotal + tax = total fails: the parts add up to 298.9637, not 297.50"
+        in result.fields["total"].reasons
+    )
+
+
+def test_sum_rule_failure_not_explained_by_the_doubtful_member_marks_every_member() -> None:
+    # line 7's quote says 50,00 and the value 60 disagrees, but 50 does not make 200 + x = 300
+    text = INVOICE.replace("Subtotal: 250,00 EUR", "Subtotal: 300,00 EUR")
+    fields = {
+        **with_("line_items[1].amount", value=eur(60)),
+        "subtotal": leaf(eur(300), "Subtotal: 300,00 EUR", 8),
+    }
+    result = run(fields, text)
+    for path in ("subtotal", "line_items[0].amount", "line_items[1].amount"):
+        assert result.fields[path].status == Status.NEEDS_REVIEW
+        assert "add up to 260.00, not 300.00" in " ".join(result.fields[path].reasons)
 
 
 def test_order_rule_catches_swapped_dates() -> None:
@@ -223,6 +260,18 @@ def test_order_rule_catches_swapped_dates() -> None:
     for path in ("issue_date", "due_date"):
         assert result.fields[path].status == Status.NEEDS_REVIEW
         assert "issue_date <= due_date fails" in result.fields[path].reasons[0]
+
+
+def test_order_rule_failure_is_blamed_on_the_date_that_contradicts_its_quote() -> None:
+    wrong = leaf({"iso": "2026-05-15", "original": "15 March 2026"}, "15 March 2026", 4)
+    result = run({**GOOD, "issue_date": wrong})
+    issue, due = result.fields["issue_date"], result.fields["due_date"]
+    assert issue.status == Status.NEEDS_REVIEW
+    assert "issue_date <= due_date fails: 2026-05-15 is after 2026-04-14" in issue.reasons[0]
+    assert due.status == Status.VERIFIED
+    assert due.reasons == [
+        "rule issue_date <= due_date fails because of issue_date; this value agrees with its quote"
+    ]
 
 
 def test_boxes_cover_the_quoted_words_only() -> None:

@@ -41,6 +41,11 @@ ROUTES: dict[tuple[str, str], tuple[str, set[int], set[str]]] = {
     ),
     ("get", "/v1/schemas"): ("200", V1, {"unauthorized", "rate_limited"}),
     ("get", "/v1/schemas/{name}"): ("200", V1 | {404}, {"schema_not_found"}),
+    ("post", "/v1/schemas/explain"): (
+        "200",
+        V1 | {400, 413, 422},
+        {"schema_invalid", "file_too_large"},
+    ),
     ("get", "/v1/jobs/{job_id}/review"): (
         "200",
         V1 | {404, 409},

@@ -283,3 +283,49 @@ def test_image_input_gets_pixel_boxes_and_a_highlighted_png(tmp_path: Path) -> N
     assert (info["unit"], info["parser"]) == ("px", "ocr")
     assert info["width"] == pytest.approx(595 * 150 / 72, abs=2)
     assert png.read_bytes().startswith(b"\x89PNG")
+
+
+def test_schemas_explain_prints_each_fields_kind_and_source(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    schema = tmp_path / "po.json"
+    schema.write_text(
+        json.dumps(
+            {
+                "type": "object",
+                "properties": {
+                    "po_number": {"type": "string"},
+                    "discount": {"type": "number"},
+                    "shipped_on": {"type": "string"},
+                    "iban": {"type": "string", "x-evidex-kind": "iban"},
+                },
+                "x-evidex-rules": [{"kind": "sum", "parts": ["discount"], "total": "discount"}],
+            }
+        )
+    )
+    assert run_cli("schemas", "--explain", schema) == 0
+    lines = [line.split() for line in capsys.readouterr().out.splitlines()]
+    assert lines == [
+        ["po_number", "string", "default", "(string)"],
+        ["discount", "amount", "inferred", "(number)"],
+        ["shipped_on", "date", "inferred", "(string)"],
+        ["iban", "iban", "declared", "(string)"],
+        ["rule:", "discount", "=", "discount"],
+    ]
+
+
+@pytest.mark.parametrize(
+    ("node", "message"),
+    [
+        ({"type": "number", "format": "email"}, "contact: format 'email' contradicts its type"),
+        ({"type": "boolean", "x-evidex-kind": "iban"}, "contact: x-evidex-kind 'iban' contradicts"),
+    ],
+)
+def test_schemas_explain_a_contradicting_kind_is_exit_2_naming_the_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], node: dict[str, Any], message: str
+) -> None:
+    schema = tmp_path / "bad.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"contact": node}}))
+    assert run_cli("schemas", "--explain", schema) == 2
+    (err,) = capsys.readouterr().err.strip().splitlines()
+    assert err.startswith(f"evidex: schema_invalid: {message}")

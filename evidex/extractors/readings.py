@@ -1,0 +1,203 @@
+"""What a piece of text states: its numbers, currencies and dates, every plausible reading.
+
+Pure. The verifier compares a value with these readings (:mod:`.compare`); the cross-field rules
+read a quote's numbers to see whether a member's own text would make a failed rule hold
+(:mod:`.crossfield`). Numbers are read across en/de/fr/ch conventions and from number words
+(text2num); dates by their numeric forms (day/month order settled by the document where it can
+be) and written ones (dateparser, many languages).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+from typing import Any
+
+from text_to_num import alpha2digit
+
+__all__ = [
+    "ISO",
+    "NUMBER",
+    "PERCENT",
+    "currencies_in",
+    "date_order",
+    "dates_in",
+    "iso_codes",
+    "numbers_in",
+    "open_dates",
+    "readings",
+]
+
+NUMBER = re.compile(r"(?<![\w.,])[-+]?\d[\d.,'\u2019 \u00a0\u202f]*\d(?![\d])|(?<![\w.,])[-+]?\d")
+_SYMBOLS = {
+    "$": "USD",
+    "US$": "USD",
+    "€": "EUR",
+    "£": "GBP",
+    "¥": "JPY",
+    "₹": "INR",
+    "₩": "KRW",
+    "₽": "RUB",
+    "₺": "TRY",
+    "zł": "PLN",
+    "Kč": "CZK",
+    "Fr.": "CHF",
+    "A$": "AUD",
+    "C$": "CAD",
+    "CA$": "CAD",
+    "NZ$": "NZD",
+    "HK$": "HKD",
+    "R$": "BRL",
+}
+ISO = re.compile(r"\b[A-Z]{3}\b")
+PERCENT = re.compile(r"[-+]?\d[\d.,]*\s?%")
+
+
+@lru_cache(maxsize=1)
+def iso_codes() -> frozenset[str]:
+    from babel.numbers import list_currencies
+
+    return frozenset(list_currencies())
+
+
+def readings(token: str) -> set[Decimal]:
+    """Every plausible reading of a numeric token across en/de/fr/ch conventions."""
+    t = re.sub(r"[\s'\u2019\u00a0\u202f]", "", token)
+    sign = ""
+    if t[:1] in "+-":
+        sign, t = t[0], t[1:]
+    out: set[str] = set()
+    dots, commas = t.count("."), t.count(",")
+    if dots and commas:
+        dec = "." if t.rfind(".") > t.rfind(",") else ","
+        grp = "," if dec == "." else "."
+        if t.count(dec) == 1:
+            out.add(t.replace(grp, "").replace(dec, "."))
+    elif dots or commas:
+        sep = "." if dots else ","
+        groups = t.split(sep)
+        if len(groups) == 2:
+            out.add(groups[0] + "." + groups[1])  # decimal separator
+        if all(len(g) == 3 for g in groups[1:]) and 1 <= len(groups[0]) <= 3:
+            out.add("".join(groups))  # thousands separator
+    else:
+        out.add(t)
+    values = set()
+    for text in out:
+        try:
+            values.add(Decimal(sign + text))
+        except InvalidOperation:
+            continue
+    return values
+
+
+def numbers_in(text: str) -> set[Decimal]:
+    """Numbers in ``text``, digits or words (en/de/fr/es/it/pt/nl), all plausible readings."""
+    found: set[Decimal] = set()
+    variants = {text}
+    words = re.sub(r"(?<=[^\W\d])-(?=[^\W\d])", " ", text)  # "three-year" -> "three year"
+    for lang in ("en", "de", "fr", "es"):
+        try:
+            variants.add(alpha2digit(words, lang, threshold=0))
+        except (ValueError, IndexError):
+            continue
+    for variant in variants:
+        for m in NUMBER.finditer(variant):
+            found |= readings(m.group())
+    return found
+
+
+def currencies_in(text: str) -> set[str]:
+    """ISO 4217 codes stated in ``text`` by code or by symbol."""
+    codes = {c for c in ISO.findall(text) if c in iso_codes()}
+    for symbol, code in sorted(_SYMBOLS.items(), key=lambda kv: -len(kv[0])):
+        if symbol in text:
+            codes.add(code)
+            break
+    return codes
+
+
+_MONTH_WORD = r"[A-Za-zÀ-ÿ]{3,}\.?"
+_WRITTEN = [
+    re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\.?\s+(?:day\s+of\s+)?{_MONTH_WORD},?\s+\d{{4}}\b"),
+    re.compile(rf"\b{_MONTH_WORD}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b"),
+    re.compile(rf"\b{_MONTH_WORD}\s+\d{{4}}\b"),
+]
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
+_NUMERIC = re.compile(r"\b(\d{1,2})[./-](\d{1,2})[./-](\d{4}|\d{2})\b")
+# a month and year ("03/2019", "2019-03"), never the tail of a full date ("15.04.2026")
+_MONTH_YEAR = re.compile(r"(?<![\d./-])(\d{1,2})[./](\d{4})\b|\b(\d{4})-(\d{1,2})\b(?!-)")
+
+
+def _date(y: int, m: int, d: int) -> dt.date | None:
+    try:
+        return dt.date(y, m, d)
+    except ValueError:
+        return None
+
+
+def date_order(texts: Iterable[str]) -> str | None:
+    """``"dmy"`` or ``"mdy"`` when the document's numeric dates settle day/month order, else None.
+
+    A date like 25/03/2026 can only be day-first; 03/25/2026 only month-first. A document that
+    shows one kind and never the other settles the order of its ambiguous dates (04/05/2026).
+    """
+    day_first = month_first = False
+    for text in texts:
+        for m in _NUMERIC.finditer(text):
+            a, b = int(m[1]), int(m[2])
+            day_first |= 12 < a <= 31 and b <= 12
+            month_first |= 12 < b <= 31 and a <= 12
+    if day_first != month_first:
+        return "dmy" if day_first else "mdy"
+    return None
+
+
+def _numeric_dates(text: str, order: str | None) -> tuple[set[dt.date | None], bool]:
+    """Numeric dates in ``text``; the flag says whether one's order was open and unsettled.
+
+    Dotted dates (15.04.2026) are day first wherever they are written; slashes and dashes are
+    settled by the document's ``order`` or stay open.
+    """
+    found: set[dt.date | None] = set()
+    open_order = False
+    for m in _NUMERIC.finditer(text):
+        a, b, y = int(m[1]), int(m[2]), int(m[3])
+        y = y + 2000 if y < 100 else y
+        day_first, month_first = _date(y, b, a), _date(y, a, b)
+        dotted = "." in m.group()
+        if order == "dmy" or dotted or month_first is None:
+            found.add(day_first)
+        elif order == "mdy" or day_first is None:
+            found.add(month_first)
+        else:
+            found |= {day_first, month_first}
+            open_order |= a != b
+    return found, open_order
+
+
+def dates_in(text: str, order: str | None = None) -> set[dt.date]:
+    """Dates in ``text``; a numeric date whose day/month order is open gives both readings."""
+    return open_dates(text, order)[0]
+
+
+def open_dates(text: str, order: str | None) -> tuple[set[dt.date], bool]:
+    import dateparser
+
+    found, open_order = _numeric_dates(text, order)
+    for m in _ISO_DATE.finditer(text):
+        found.add(_date(int(m[1]), int(m[2]), int(m[3])))
+    for m in _MONTH_YEAR.finditer(text):
+        month, year = (m[1], m[2]) if m[1] else (m[4], m[3])
+        found.add(_date(int(year), int(month), 1))
+    settings: Any = {"PREFER_DAY_OF_MONTH": "first", "REQUIRE_PARTS": ["month", "year"]}
+    for pattern in _WRITTEN:
+        for m in pattern.finditer(text):
+            phrase = re.sub(r"\bday\s+of\s+|(?<=\d)(st|nd|rd|th)\b", " ", m.group())
+            parsed = dateparser.parse(phrase, settings=settings)
+            if parsed is not None:
+                found.add(parsed.date())
+    return {d for d in found if d is not None}, open_order
