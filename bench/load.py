@@ -194,11 +194,15 @@ def service_cpu(api: int, worker: int) -> Cpu:
         except OSError:  # gone meanwhile
             continue
         fields = stat[stat.rindex(")") + 2 :].split()  # fields[0] is stat's 3rd field, the state
-        session, ticks = int(fields[3]), sum(int(v) for v in fields[11:15])
+        session, own, reaped = int(fields[3]), fields[11:13], fields[13:15]
+        ticks = sum(int(v) for v in own + reaped)
         if session == api:
             seen["api"] += ticks
+        elif int(entry.name) == worker:  # its reaped children are parse processes it replaced
+            seen["worker"] += sum(int(v) for v in own)
+            seen["parsers"] += sum(int(v) for v in reaped)
         elif session == worker:
-            seen["worker" if int(entry.name) == worker else "parsers"] += ticks
+            seen["parsers"] += ticks
     return Cpu(seen["api"] / tick, seen["worker"] / tick, seen["parsers"] / tick)
 
 

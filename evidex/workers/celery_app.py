@@ -9,9 +9,11 @@ building one costs more CPU than the rest of a job, and sharing it reuses its co
 Parsing, though, is CPU-bound work that holds the GIL: on those threads one large PDF would stall
 all the others (and the broker connection). It therefore runs in one shared
 ``ProcessPoolExecutor`` per worker (spawned on first use -- never forked from a threaded process
--- one process per usable core, or ``EVIDEX_PARSE_PROCESSES``, each replaced after 50 documents to
-bound the parser's memory); the threads only wait on it. Verification stays on the thread: it
-reads the line table already in memory.
+-- one process per usable core, or ``EVIDEX_PARSE_PROCESSES``, each replaced after
+``EVIDEX_PARSE_TASKS_PER_PROCESS`` documents, 1000 by default, to bound the parser's memory: a new
+process costs about a second of CPU to start, which every 50 documents was ~30 ms a job); the
+threads only wait on it. Verification stays on the thread: it reads the line table already in
+memory.
 
 Results. No Celery result backend: the job store is the state of record (queued, running,
 succeeded, failed) and results live in the blob store; a second copy of the state in
@@ -145,7 +147,7 @@ def build_deps(
         blobs=blobs or make_blob_store(settings),
         settings=settings,
         make_llm=SharedLLMs(llm_factory),
-        parse=parse or ProcessParsing(settings.parse_processes),
+        parse=parse or ProcessParsing(settings.parse_processes, settings.parse_tasks_per_process),
         budget=budget,
         on_final=partial(enqueue_webhook, app),
     )
@@ -177,7 +179,7 @@ class ProcessParsing:
     fail as ``parser_crashed``, which is retried); a crashed parser process is the same.
     """
 
-    def __init__(self, workers: int | None = None, tasks_per_child: int = 50) -> None:
+    def __init__(self, workers: int | None = None, tasks_per_child: int = 1000) -> None:
         self.workers = workers or usable_cores()
         self.tasks_per_child = tasks_per_child
         self._pool: ProcessPoolExecutor | None = None

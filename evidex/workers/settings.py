@@ -43,6 +43,12 @@ class WorkerSettings(Settings):
         ge=1,
         description="Processes of a worker's parser pool; unset: one per CPU core it may use.",
     )
+    parse_tasks_per_process: int = Field(
+        default=1000,
+        ge=1,
+        description="Documents a parser process reads before it is replaced (bounds its memory; "
+        "starting one costs about a second of CPU, so not too often).",
+    )
     monthly_token_budget: int | None = Field(
         default=None, description="Per tenant and calendar month, in tokens; unset: no budget."
     )

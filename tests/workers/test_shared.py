@@ -120,13 +120,14 @@ def test_an_invalid_client_schema_fails_every_time() -> None:
             custom_schema(bad)
 
 
-def test_the_parse_pool_has_one_process_per_usable_core_unless_configured() -> None:
+def test_the_parse_pool_has_a_process_per_usable_core_and_replaces_them_as_configured() -> None:
     assert ProcessParsing().workers == len(os.sched_getaffinity(0))
     deps = build_deps(
         Celery(set_as_current=False),
-        WorkerSettings(parse_processes=3),
+        WorkerSettings(parse_processes=3, parse_tasks_per_process=7),
         jobs=MemoryJobStore(),
         blobs=MemoryBlobStore(),
     )
-    assert isinstance(deps.parse, ProcessParsing) and deps.parse.workers == 3
+    assert isinstance(deps.parse, ProcessParsing)
+    assert (deps.parse.workers, deps.parse.tasks_per_child) == (3, 7)
     assert WorkerSettings().parse_processes is None
