@@ -58,18 +58,6 @@ class SharedLLMs:
                     del self._built[next(iter(self._built))]
             return llm
 
-    def close(self) -> None:
-        with self._lock:
-            built, self._built = self._built, {}
-        for llm in built.values():
-            _close(llm)
-
-
-def _close(llm: LLMBackend) -> None:
-    close = getattr(llm, "close", None)
-    if callable(close):
-        close()
-
 
 def custom_schema(raw: Any) -> SchemaDef:
     """``schema_from_json(raw)``, built once per distinct schema (see the module docstring)."""
