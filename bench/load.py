@@ -1,13 +1,15 @@
 """Load on the service path: REST API + one Celery worker + Redis, with a model of fixed latency.
 
-    PYTHONPATH=. .venv/bin/python -m bench.load --jobs 64 --latency 2        # 64 polling clients
-    PYTHONPATH=. .venv/bin/python -m bench.load --jobs 64 --latency 0.001    # CPU per job
+    PYTHONPATH=. .venv/bin/python -m bench.load --jobs 64 --latency 2 --sample letter
+    PYTHONPATH=. .venv/bin/python -m bench.load --jobs 64 --latency 0.001 --poll-hz 0 \
+        --sample letter
 
 Starts a private redis-server (or uses ``EVIDEX_REDIS_URL`` when set, on a queue of its own), a
 local server speaking the OpenAI Responses wire format that answers every request after exactly
-``--latency`` seconds with a perfect answer for the sample (``--sample``: ``invoice``, ``cv`` or
-``contract``), one ``evidex worker`` (real ``openai`` backend, pointed at that server; with its
-default settings unless ``--concurrency`` is given) and ``evidex serve``. After a few warm-up jobs
+``--latency`` seconds with a perfect answer for the sample (``--sample``: ``invoice``, ``cv``,
+``contract``, or ``letter``, a page of prose with no table: see :mod:`bench.load_samples`), one
+``evidex worker`` (real ``openai`` backend, pointed at that server; with its default settings
+unless ``--concurrency`` is given) and ``evidex serve``. After a few warm-up jobs
 (the worker's parser processes start on first use), ``--jobs`` clients each submit the sample over
 REST at once and then poll ``GET /v1/jobs/{id}`` ``--poll-hz`` times a second (sending the
 ``ETag`` back as ``If-None-Match``) until their job has ended. It then reads each job's
@@ -16,11 +18,13 @@ beside its target where it has one:
 
 - throughput (jobs/s, first submit to last finish) against all-overlapped throughput ``N / L``
   (every model call of L seconds in flight at once; target at least 0.8 of it) and, when
-  ``--concurrency`` is given, against ``C / L``;
+  ``--concurrency`` is given, against ``C / L``; and the bound the CPU spent puts on it,
+  ``L / (L + CPU of all jobs / cores)``: the service's work cannot overlap itself past the cores;
 - the most model calls the model server saw in flight at once;
 - the CPU time of the API and worker processes (and their children: the parse processes) per job
   (target at most 50 ms), and ``cores / (jobs/s)``, the same figure as the machine sees it when the
-  latency is near 0 (it counts the bench's own clients and Redis too);
+  latency is near 0 (it counts the bench's own clients and Redis too); beside it, one parse and
+  one verification of the sample timed in the bench's own process, so the rest can be told apart;
 - end-to-end latency per job (submit to succeeded) minus L, p50/p99: what the service adds
   (upload checks, queueing, parsing, verification, stores), and the submit (POST) latency;
 - the polls: how many, their latency, how many were answered ``304 Not Modified``;
@@ -458,6 +462,11 @@ def _report(plan: Plan, m: Measured) -> int:
         f"throughput: {rate:.2f} jobs/s ({len(ended)} jobs in {span:.2f} s); all-overlapped "
         f"N/L = {overlapped:.1f} jobs/s; achieved/all-overlapped = {rate / overlapped:.2f} "
         f"(target >= {TARGET_OVERLAP}: {verdict(rate / overlapped >= TARGET_OVERLAP)})"
+    )
+    ceiling = latency / (latency + m.cpu.total / cores)
+    print(
+        f"  the CPU it took bounds that on {cores} cores: L / (L + CPU of all jobs / cores) = "
+        f"{ceiling:.2f}, however well the calls overlap"
     )
     if plan.concurrency:
         ideal = plan.concurrency / latency
