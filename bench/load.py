@@ -63,6 +63,7 @@ import httpx
 
 from bench.common import ROOT
 from bench.load_samples import NAMES, Sample, load_sample, pipeline_cpu_ms
+from evidex.workers.jobstore_redis import RedisJobStore
 from evidex.workers.localredis import LocalRedis, reachable
 
 EVIDEX = str(Path(sys.executable).with_name("evidex"))
@@ -319,6 +320,21 @@ def _wait_all(client: httpx.Client, ids: set[str], timeout_s: float) -> dict[str
         time.sleep(0.25)
 
 
+def _wait_records(redis_url: str, ids: set[str], timeout_s: float) -> None:
+    """Wait until every job has ended, reading the job records in Redis: asking the API would
+    add its own CPU to what is measured."""
+    jobs = RedisJobStore.from_url(redis_url)
+    deadline = time.monotonic() + timeout_s
+    try:
+        while time.monotonic() < deadline:
+            found = [jobs.get(i) for i in ids]
+            if all(job is not None and job.status.final for job in found):
+                return
+            time.sleep(0.1)
+    finally:
+        jobs.client.close()
+
+
 def _event_at(job: dict[str, Any], status: str) -> float | None:
     """Wall-clock time of the job's last ``status`` event."""
     times = [e["at"] for e in job["events"] if e["status"] == status]
@@ -414,8 +430,10 @@ def run(plan: Plan) -> int:
             sent = asyncio.run(
                 _clients(base_url, headers, upload, plan.jobs, plan.poll_hz, plan.timeout_s)
             )
-            final = _wait_all(client, {s.id for s in sent}, plan.timeout_s)
+            ids = {s.id for s in sent if s.id}
+            _wait_records(redis_url, ids, plan.timeout_s)
             cpu = service_cpu(api.pid, w.pid) - cpu_before
+            final = _wait_all(client, ids, plan.timeout_s)
     measured = Measured(
         sent, final, model.calls - calls_before, model.peak, cpu, pipeline_cpu_ms(upload)
     )
