@@ -1,19 +1,33 @@
 """Load on the service path: REST API + one Celery worker + Redis, with a model of fixed latency.
 
-    PYTHONPATH=. .venv/bin/python -m bench.load --jobs 60 --concurrency 16 --latency 0.5
+    PYTHONPATH=. .venv/bin/python -m bench.load --jobs 64 --latency 2 --sample letter
+    PYTHONPATH=. .venv/bin/python -m bench.load --jobs 64 --latency 0.001 --poll-hz 0 \
+        --sample letter
 
 Starts a private redis-server (or uses ``EVIDEX_REDIS_URL`` when set, on a queue of its own), a
 local server speaking the OpenAI Responses wire format that answers every request after exactly
-``--latency`` seconds with a perfect answer for ``samples/invoice.pdf``, one
-``evidex worker --concurrency C`` process (real ``openai`` backend, pointed at that server) and
-``evidex serve``. After a few warm-up jobs (the worker's parser processes start on first use),
-submits ``--jobs`` invoices at once over REST from a thread pool, then reads each job's
-``succeeded`` event time (the server's clock: no polling delay in the figures) and prints
+``--latency`` seconds with a perfect answer for the sample (``--sample``: ``invoice``, ``cv``,
+``contract``, or ``letter``, a page of prose with no table: see :mod:`bench.load_samples`), one
+``evidex worker`` (real ``openai`` backend, pointed at that server; with its default settings
+unless ``--concurrency`` is given) and ``evidex serve``. After a few warm-up jobs
+(the worker's parser processes start on first use), ``--jobs`` clients each submit the sample over
+REST at once and then poll ``GET /v1/jobs/{id}`` ``--poll-hz`` times a second (sending the
+``ETag`` back as ``If-None-Match``) until their job has ended. It then reads each job's
+``succeeded`` event time (the server's clock: no polling delay in the figures) and prints, each
+beside its target where it has one:
 
-- throughput (jobs/s, first submit to last finish) and its ratio to the ideal ``C / L``: C worker
-  threads each holding one model call of L seconds at a time;
+- throughput (jobs/s, first submit to last finish) against all-overlapped throughput ``N / L``
+  (every model call of L seconds in flight at once; target at least 0.8 of it) and, when
+  ``--concurrency`` is given, against ``C / L``; and the bound the CPU spent puts on it,
+  ``L / (L + CPU of all jobs / cores)``: the service's work cannot overlap itself past the cores;
+- the most model calls the model server saw in flight at once;
+- the CPU time of the API and worker processes (and their children: the parse processes) per job
+  (target at most 50 ms), and ``cores / (jobs/s)``, the same figure as the machine sees it when the
+  latency is near 0 (it counts the bench's own clients and Redis too); beside it, one parse and
+  one verification of the sample timed in the bench's own process, so the rest can be told apart;
 - end-to-end latency per job (submit to succeeded) minus L, p50/p99: what the service adds
   (upload checks, queueing, parsing, verification, stores), and the submit (POST) latency;
+- the polls: how many, their latency, how many were answered ``304 Not Modified``;
 - failures (failed or unfinished jobs, by error code) and model calls made (must equal the
   number of jobs: nothing ran twice).
 
@@ -23,9 +37,8 @@ Everything it starts is stopped at the end, also on errors or Ctrl-C.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
-import copy
-import json
 import math
 import os
 import secrets
@@ -40,8 +53,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -49,28 +61,17 @@ from typing import Any
 
 import httpx
 
-from bench.common import ROOT, SAMPLES
-from evidex.extractors.llm.scripted import build_answer
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
-from evidex.schemas import get_schema
+from bench.common import ROOT
+from bench.load_samples import NAMES, Sample, load_sample, pipeline_cpu_ms
+from evidex.workers.jobstore_redis import RedisJobStore
 from evidex.workers.localredis import LocalRedis, reachable
-from tests.sample_answers import perfect_fields
 
 EVIDEX = str(Path(sys.executable).with_name("evidex"))
-INVOICE = (SAMPLES / "invoice.pdf").read_bytes()
-RESPONSE_FIXTURE = ROOT / "tests" / "fixtures" / "openai" / "responses_completed.json"
+TARGET_OVERLAP, TARGET_CPU_MS = 0.8, 50.0
+_FINAL = ("succeeded", "failed")
 
 
 # --- the model: every answer after a fixed latency ------------------------------------------
-
-
-def invoice_reply() -> bytes:
-    lines = PyMuPDFParser().parse(INVOICE, "invoice.pdf").lines
-    answer = build_answer(get_schema("invoice"), perfect_fields("invoice", lines))
-    body: dict[str, Any] = json.loads(RESPONSE_FIXTURE.read_text(encoding="utf-8"))
-    body = copy.deepcopy(body)
-    body["output"][0]["content"][0]["text"] = json.dumps(answer)
-    return json.dumps(body).encode()
 
 
 class _Server(ThreadingHTTPServer):
@@ -79,10 +80,11 @@ class _Server(ThreadingHTTPServer):
 
 
 class ConstantModel:
-    """``POST /v1/responses`` → 200 with ``body`` after ``latency_s``; counts the calls."""
+    """``POST /v1/responses`` → 200 with ``body`` after ``latency_s``; counts the calls and the
+    most calls in flight at once."""
 
     def __init__(self, body: bytes, latency_s: float) -> None:
-        self.calls = 0
+        self.calls = self.in_flight = self.peak = 0
         lock = threading.Lock()
         model = self
 
@@ -93,7 +95,13 @@ class ConstantModel:
                 self.rfile.read(int(self.headers.get("content-length") or 0))
                 with lock:
                     model.calls += 1
-                time.sleep(latency_s)
+                    model.in_flight += 1
+                    model.peak = max(model.peak, model.in_flight)
+                try:
+                    time.sleep(latency_s)
+                finally:
+                    with lock:
+                        model.in_flight -= 1
                 self.send_response(200)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(body)))
@@ -161,6 +169,48 @@ def _process(argv: list[str], env: dict[str, str], log: Path) -> Iterator[subpro
             proc.wait()
 
 
+@dataclass(frozen=True)
+class Cpu:
+    """CPU seconds (user + system, with reaped children) of the API's processes, of the worker
+    process itself and of the worker's other processes (its parse processes)."""
+
+    api: float = 0.0
+    worker: float = 0.0
+    parsers: float = 0.0
+
+    @property
+    def total(self) -> float:
+        return self.api + self.worker + self.parsers
+
+    def __sub__(self, other: Cpu) -> Cpu:
+        return Cpu(self.api - other.api, self.worker - other.worker, self.parsers - other.parsers)
+
+
+def service_cpu(api: int, worker: int) -> Cpu:
+    """:class:`Cpu` now; the API and the worker each lead a session (``start_new_session``), which
+    holds the processes they start."""
+    tick = os.sysconf("SC_CLK_TCK")
+    seen = {"api": 0, "worker": 0, "parsers": 0}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # gone meanwhile
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()  # fields[0] is stat's 3rd field, the state
+        session, own, reaped = int(fields[3]), fields[11:13], fields[13:15]
+        ticks = sum(int(v) for v in own + reaped)
+        if session == api:
+            seen["api"] += ticks
+        elif int(entry.name) == worker:  # its reaped children are parse processes it replaced
+            seen["worker"] += sum(int(v) for v in own)
+            seen["parsers"] += sum(int(v) for v in reaped)
+        elif session == worker:
+            seen["parsers"] += ticks
+    return Cpu(seen["api"] / tick, seen["worker"] / tick, seen["parsers"] / tick)
+
+
 def _wait_up(client: httpx.Client, procs: list[subprocess.Popen[bytes]], logs: Path) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -173,7 +223,7 @@ def _wait_up(client: httpx.Client, procs: list[subprocess.Popen[bytes]], logs: P
     raise SystemExit(f"the API did not start in 60 s; see the logs in {logs}")
 
 
-# --- the run --------------------------------------------------------------------------------
+# --- the clients ----------------------------------------------------------------------------
 
 
 @dataclass
@@ -182,16 +232,18 @@ class Submitted:
     sent_at: float  # wall clock (time.time()), comparable with the server's event times
     post_s: float
     error: str = ""
+    polls: list[float] = field(default_factory=list)  # seconds per GET /v1/jobs/{id}
+    not_modified: int = 0
+    poll_errors: int = 0
 
 
-def _submit(client: httpx.Client, headers: dict[str, str]) -> Submitted:
+async def _submit(client: httpx.AsyncClient, upload: Sample) -> Submitted:
     sent_at, started = time.time(), time.perf_counter()
     try:
-        response = client.post(
+        response = await client.post(
             "/v1/jobs",
-            files={"file": ("invoice.pdf", INVOICE, "application/pdf")},
-            data={"schema": "invoice"},
-            headers=headers,
+            files={"file": (upload.filename, upload.data, "application/pdf")},
+            data=upload.form,
         )
     except httpx.HTTPError as exc:
         return Submitted("", sent_at, time.perf_counter() - started, type(exc).__name__)
@@ -199,6 +251,51 @@ def _submit(client: httpx.Client, headers: dict[str, str]) -> Submitted:
     if response.status_code != 202:
         return Submitted("", sent_at, post_s, f"HTTP {response.status_code}")
     return Submitted(response.json()["id"], sent_at, post_s)
+
+
+async def _client(
+    client: httpx.AsyncClient, upload: Sample, poll_hz: float, deadline: float
+) -> Submitted:
+    """Submit, then poll the job ``poll_hz`` times a second until it ends (as a client would,
+    sending the last ETag back)."""
+    sent = await _submit(client, upload)
+    if not sent.id or poll_hz <= 0:
+        return sent
+    etag: str | None = None
+    while time.monotonic() < deadline:
+        await asyncio.sleep(1 / poll_hz)
+        started = time.perf_counter()
+        try:
+            response = await client.get(
+                f"/v1/jobs/{sent.id}", headers={"If-None-Match": etag} if etag else {}
+            )
+        except httpx.HTTPError:
+            sent.poll_errors += 1
+            continue
+        sent.polls.append(time.perf_counter() - started)
+        if response.status_code == 304:
+            sent.not_modified += 1
+            continue
+        if response.status_code != 200:
+            sent.poll_errors += 1
+            continue
+        etag = response.headers.get("etag")
+        if response.json()["status"] in _FINAL:
+            break
+    return sent
+
+
+async def _clients(
+    base_url: str, headers: dict[str, str], upload: Sample, n: int, poll_hz: float, timeout_s: float
+) -> list[Submitted]:
+    limits = httpx.Limits(max_connections=n + 8, max_keepalive_connections=n + 8)
+    deadline = time.monotonic() + timeout_s
+    async with httpx.AsyncClient(
+        base_url=base_url, headers=headers, timeout=120, limits=limits
+    ) as client:
+        return list(
+            await asyncio.gather(*(_client(client, upload, poll_hz, deadline) for _ in range(n)))
+        )
 
 
 def _all_jobs(client: httpx.Client) -> dict[str, dict[str, Any]]:
@@ -217,10 +314,25 @@ def _wait_all(client: httpx.Client, ids: set[str], timeout_s: float) -> dict[str
     deadline = time.monotonic() + timeout_s
     while True:
         jobs = {i: j for i, j in _all_jobs(client).items() if i in ids}
-        done = [j for j in jobs.values() if j["status"] in ("succeeded", "failed")]
+        done = [j for j in jobs.values() if j["status"] in _FINAL]
         if len(done) == len(ids) or time.monotonic() > deadline:
             return jobs
         time.sleep(0.25)
+
+
+def _wait_records(redis_url: str, ids: set[str], timeout_s: float) -> None:
+    """Wait until every job has ended, reading the job records in Redis: asking the API would
+    add its own CPU to what is measured."""
+    jobs = RedisJobStore.from_url(redis_url)
+    deadline = time.monotonic() + timeout_s
+    try:
+        while time.monotonic() < deadline:
+            found = [jobs.get(i) for i in ids]
+            if all(job is not None and job.status.final for job in found):
+                return
+            time.sleep(0.1)
+    finally:
+        jobs.client.close()
 
 
 def _event_at(job: dict[str, Any], status: str) -> float | None:
@@ -236,15 +348,45 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
 
 
-def run(jobs: int, concurrency: int, latency: float, warmup: int, timeout_s: float) -> int:
+# --- the run --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    jobs: int
+    concurrency: int | None  # None: the worker's default
+    latency: float
+    poll_hz: float
+    warmup: int
+    timeout_s: float
+    sample: str
+
+
+@dataclass(frozen=True)
+class Measured:
+    sent: list[Submitted]
+    final: dict[str, dict[str, Any]]
+    calls: int
+    peak_in_flight: int
+    cpu: Cpu
+    pipeline_ms: tuple[float, float]  # parse, verify: CPU ms per job in the bench process
+
+
+def run(plan: Plan) -> int:
     logs = Path(tempfile.mkdtemp(prefix="evidex-bench-load-"))
     key = secrets.token_urlsafe(24)
     headers = {"Authorization": f"Bearer {key}"}
+    upload = load_sample(plan.sample)
+    threads = f"{plan.concurrency} threads" if plan.concurrency else "default settings"
     print(
-        f"bench.load: {jobs} jobs, worker concurrency {concurrency}, model latency {latency} s "
-        f"(ideal {concurrency / latency:.1f} jobs/s); logs in {logs}"
+        f"bench.load: {plan.jobs} jobs of {upload.filename}, one worker ({threads}), "
+        f"model latency {plan.latency} s, {plan.jobs} clients polling {plan.poll_hz:g}/s; "
+        f"logs in {logs}"
     )
-    with _redis() as (redis_url, queue), ConstantModel(invoice_reply(), latency) as model:
+    with (
+        _redis() as (redis_url, queue),
+        ConstantModel(upload.reply, plan.latency) as (model),
+    ):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("EVIDEX_", "OPENAI_"))} | {
             "EVIDEX_REDIS_URL": redis_url,
             "EVIDEX_DATA_DIR": str(logs / "data"),
@@ -254,55 +396,59 @@ def run(jobs: int, concurrency: int, latency: float, warmup: int, timeout_s: flo
             "EVIDEX_LLM": "openai",
             "OPENAI_API_KEY": "sk-bench",
             "OPENAI_BASE_URL": model.base_url,
-            "EVIDEX_LLM_TIMEOUT_S": str(max(30.0, latency * 10)),
+            "EVIDEX_LLM_TIMEOUT_S": str(max(30.0, plan.latency * 10)),
             "EVIDEX_LLM_MAX_RETRIES": "0",  # a failure is a failure here, not a slow success
         }
-        worker = [EVIDEX, "worker", "--concurrency", str(concurrency), "--loglevel", "WARNING"]
+        worker = [EVIDEX, "worker", "--loglevel", "WARNING"]
+        if plan.concurrency:
+            worker += ["--concurrency", str(plan.concurrency)]
         if queue:
             worker += ["--queues", queue]
         port = _free_port()
         serve = [EVIDEX, "serve", "--port", str(port), "--log-level", "warning"]
         if queue:  # `evidex serve` enqueues on the default queue: serve the same app, our queue
             serve = [sys.executable, "-m", "bench.load", "--serve-api", str(port), queue]
+        base_url = f"http://127.0.0.1:{port}"
         with (
             _process(worker, env, logs / "worker.log") as w,
             _process(serve, env | {"PYTHONPATH": str(ROOT)}, logs / "api.log") as api,
-            httpx.Client(
-                base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=120
-            ) as client,
+            httpx.Client(base_url=base_url, headers=headers, timeout=120) as client,
         ):
             _wait_up(client, [w, api], logs)
-            if warmup:
+            if plan.warmup:
                 started = time.perf_counter()
-                ids = {_submit(client, headers).id for _ in range(warmup)}
-                warm = _wait_all(client, ids, timeout_s)
+                warm_sent = asyncio.run(
+                    _clients(base_url, headers, upload, plan.warmup, 0, plan.timeout_s)
+                )
+                warm = _wait_all(client, {s.id for s in warm_sent}, plan.timeout_s)
                 bad = [j for j in warm.values() if j["status"] != "succeeded"]
-                if bad or len(warm) < warmup:
+                if bad or len(warm) < plan.warmup:
                     raise SystemExit(f"warm-up failed: {bad or 'jobs missing'}; see {logs}")
-                print(f"warm-up: {warmup} job(s) in {time.perf_counter() - started:.1f} s")
-            calls_before = model.calls
-            with ThreadPoolExecutor(max_workers=min(jobs, 64)) as pool:
-                sent = list(pool.map(lambda _: _submit(client, headers), range(jobs)))
-            by_id = {s.id: s for s in sent}
-            final = _wait_all(client, set(by_id), timeout_s)
-            calls = model.calls - calls_before
-    return _report(sent, final, latency, concurrency, calls)
+                print(f"warm-up: {plan.warmup} job(s) in {time.perf_counter() - started:.1f} s")
+            calls_before, model.peak = model.calls, 0
+            cpu_before = service_cpu(api.pid, w.pid)
+            sent = asyncio.run(
+                _clients(base_url, headers, upload, plan.jobs, plan.poll_hz, plan.timeout_s)
+            )
+            ids = {s.id for s in sent if s.id}
+            _wait_records(redis_url, ids, plan.timeout_s)
+            cpu = service_cpu(api.pid, w.pid) - cpu_before
+            final = _wait_all(client, ids, plan.timeout_s)
+    measured = Measured(
+        sent, final, model.calls - calls_before, model.peak, cpu, pipeline_cpu_ms(upload)
+    )
+    return _report(plan, measured)
 
 
-def _report(
-    sent: list[Submitted],
-    final: dict[str, dict[str, Any]],
-    latency: float,
-    concurrency: int,
-    calls: int,
-) -> int:
+def _report(plan: Plan, m: Measured) -> int:
+    sent, latency = m.sent, plan.latency
     ended: dict[str, tuple[float, float]] = {}  # id -> (running at, succeeded at)
     failures: Counter[str] = Counter()
     for s in sent:
-        job = final.get(s.id)
+        job = m.final.get(s.id)
         if not s.id:
             failures[f"submit {s.error}"] += 1
-        elif job is None or job["status"] not in ("succeeded", "failed"):
+        elif job is None or job["status"] not in _FINAL:
             failures["unfinished"] += 1
         elif job["status"] == "failed":
             failures[(job.get("error") or {}).get("code", "unknown")] += 1
@@ -315,18 +461,51 @@ def _report(
     waited = [ended[s.id][0] - s.sent_at for s in done]
     service = [ended[s.id][1] - ended[s.id][0] - latency for s in done]
     posts = [s.post_s for s in sent]
+    polls = [p for s in sent for p in s.polls]
     span = max(e for _, e in ended.values()) - min(s.sent_at for s in sent) if ended else math.nan
     rate = len(ended) / span if ended else 0.0
-    ideal = concurrency / latency
-    floor = math.ceil(len(sent) / concurrency) * latency  # the batch can't end sooner
+    overlapped = len(sent) / latency  # every call in flight at once: the batch takes L
+    cores = os.cpu_count() or 1
+    per_job = 1000 / max(len(ended), 1)  # seconds in all -> ms per job
+    cpu_ms = m.cpu.total * per_job
 
     def ms(values: list[float], q: float) -> str:
         return f"{_pct(values, q) * 1000:.0f} ms"
 
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "NOT met"
+
     print(f"jobs: {len(sent)} submitted, {len(ended)} succeeded, {sum(failures.values())} failed")
     print(
-        f"throughput: {rate:.2f} jobs/s ({len(ended)} jobs in {span:.2f} s, at best {floor:.2f} s)"
-        f"; ideal C/L = {ideal:.1f} jobs/s; achieved/ideal = {rate / ideal:.2f}"
+        f"throughput: {rate:.2f} jobs/s ({len(ended)} jobs in {span:.2f} s); all-overlapped "
+        f"N/L = {overlapped:.1f} jobs/s; achieved/all-overlapped = {rate / overlapped:.2f} "
+        f"(target >= {TARGET_OVERLAP}: {verdict(rate / overlapped >= TARGET_OVERLAP)})"
+    )
+    ceiling = latency / (latency + m.cpu.total / cores)
+    print(
+        f"  the CPU it took bounds that on {cores} cores: L / (L + CPU of all jobs / cores) = "
+        f"{ceiling:.2f}, however well the calls overlap"
+    )
+    if plan.concurrency:
+        ideal = plan.concurrency / latency
+        print(f"  ideal C/L = {ideal:.1f} jobs/s; achieved/ideal = {rate / ideal:.2f}")
+    print(f"model calls in flight at once: at most {m.peak_in_flight} (of {len(sent)} jobs)")
+    parse_ms, verify_ms = m.pipeline_ms
+    print(
+        f"CPU of API + worker (with parse processes): {m.cpu.total:.2f} s, {cpu_ms:.0f} ms per job "
+        f"(target <= {TARGET_CPU_MS:.0f} ms: {verdict(cpu_ms <= TARGET_CPU_MS)}); "
+        f"cores / (jobs/s) = {cores} / {rate:.2f} = {cores / rate * 1000 if rate else math.nan:.0f}"
+        " ms (all of the machine, at latency ~0)"
+    )
+    print(
+        f"  of which API {m.cpu.api * per_job:.0f} ms, worker {m.cpu.worker * per_job:.0f} ms "
+        f"(threads: queue, stores, prompt, model client, verification), parse processes "
+        f"{m.cpu.parsers * per_job:.0f} ms"
+    )
+    print(
+        f"  for comparison, in this process alone: parsing {parse_ms:.0f} ms, verification "
+        f"{verify_ms:.0f} ms of CPU per job; API + worker without them: "
+        f"{cpu_ms - parse_ms - verify_ms:.0f} ms"
     )
     print(
         f"end-to-end latency minus L: p50 {ms(overhead, 0.5)}, p99 {ms(overhead, 0.99)} "
@@ -341,9 +520,15 @@ def _report(
         f"submit (POST /v1/jobs, {len(sent)} at once): p50 {ms(posts, 0.5)}, "
         f"p99 {ms(posts, 0.99)}, mean {statistics.fmean(posts) * 1000:.0f} ms"
     )
-    print(f"model calls: {calls} for {len(sent)} jobs")
+    if plan.poll_hz > 0:
+        print(
+            f"polls (GET /v1/jobs/{{id}}): {len(polls)}, p50 {ms(polls, 0.5)}, "
+            f"p99 {ms(polls, 0.99)}; {sum(s.not_modified for s in sent)} answered 304, "
+            f"{sum(s.poll_errors for s in sent)} errors"
+        )
+    print(f"model calls: {m.calls} for {len(sent)} jobs")
     print(f"failures: {dict(failures) if failures else 0}")
-    return 0 if not failures and calls == len(sent) else 1
+    return 0 if not failures and m.calls == len(sent) else 1
 
 
 def serve_api(port: int, queue: str) -> int:
@@ -377,15 +562,30 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["--serve-api"]:  # internal: the API process in EVIDEX_REDIS_URL mode
         return serve_api(int(argv[1]), argv[2])
     ap = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__.split("\n")[0])
-    ap.add_argument("--jobs", type=int, default=60, help="jobs submitted at once (N)")
-    ap.add_argument("--concurrency", type=int, default=16, help="worker threads (C)")
-    ap.add_argument("--latency", type=float, default=0.5, help="model latency in seconds (L)")
+    ap.add_argument("--jobs", type=int, default=64, help="clients, one job each, at once (N)")
+    ap.add_argument(
+        "--concurrency", type=int, help="worker threads (C); default: the worker's own default"
+    )
+    ap.add_argument("--latency", type=float, default=2.0, help="model latency in seconds (L)")
+    ap.add_argument(
+        "--poll-hz", type=float, default=4.0, help="each client's polls a second (0: none)"
+    )
+    ap.add_argument("--sample", choices=NAMES, default="invoice", help="the document")
     ap.add_argument("--warmup", type=int, default=2, help="jobs run before the measured batch")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the batch")
     args = ap.parse_args(argv)
-    if args.jobs < 1 or args.concurrency < 1 or args.latency <= 0:
-        ap.error("--jobs and --concurrency must be at least 1 and --latency above 0")
-    return run(args.jobs, args.concurrency, args.latency, args.warmup, args.timeout)
+    if args.jobs < 1 or (args.concurrency or 1) < 1 or args.latency <= 0 or args.poll_hz < 0:
+        ap.error("--jobs and --concurrency must be at least 1, --latency above 0, --poll-hz >= 0")
+    plan = Plan(
+        args.jobs,
+        args.concurrency,
+        args.latency,
+        args.poll_hz,
+        args.warmup,
+        args.timeout,
+        args.sample,
+    )
+    return run(plan)
 
 
 if __name__ == "__main__":

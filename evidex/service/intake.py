@@ -35,10 +35,11 @@ from pydantic import PydanticUserError, ValidationError
 
 from evidex.extractors.document import parse_pages
 from evidex.extractors.parsers.probe import Probe, probe
-from evidex.schemas import SchemaDef, SchemaInvalid, get_schema, schema_from_json
+from evidex.schemas import SchemaDef, SchemaInvalid, get_schema
 from evidex.service.problems import ApiError
 from evidex.service.services import Services
 from evidex.workers.jobs import Job, JobOptions, new_job_id
+from evidex.workers.shared import custom_schema
 from evidex.workers.webhooks import check_allowed
 
 __all__ = [
@@ -90,7 +91,7 @@ def read_schema(
     except RecursionError:
         raise SchemaInvalid("schema_json is nested too deeply") from None
     try:
-        schema = schema_from_json(raw)
+        schema = custom_schema(raw)  # built once per distinct schema, as in the worker
     except (TypeError, ValueError, AttributeError, RecursionError, PydanticUserError) as exc:
         # What schema_from_json does not catch itself (a non-object "$defs", a non-string
         # "description", property names Pydantic reserves) is still the client's schema.

@@ -22,7 +22,7 @@ from evidex.service.decisions import decisions_key
 from evidex.service.intake import Submission, submit
 from evidex.service.problems import ApiError, problem_responses
 from evidex.service.services import Services, ServicesDep, TenantDep
-from evidex.service.views import JobList, JobView, job_view
+from evidex.service.views import JobList, JobView, job_view, stored_view
 from evidex.workers.jobs import Job, JobStatus
 from evidex.workers.runner import result_key
 from evidex.workers.webhooks import webhook_key
@@ -171,11 +171,42 @@ class JobsController(Controller):
     @get(
         "/{job_id:str}",
         sync_to_thread=True,
+        media_type="application/json",
         summary="A job: its status, and its result once it has succeeded",
-        responses=problem_responses(*V1_PROBLEMS, "job_not_found", "not_found"),
+        description="Answers with an ETag; sending it back as If-None-Match gets 304 Not "
+        "Modified (no body) while the job is unchanged, so polling costs little.",
+        response_headers=[
+            ResponseHeader(
+                name="ETag",
+                description="Changes whenever the body would; send it as If-None-Match.",
+                documentation_only=True,
+            )
+        ],
+        responses={
+            200: ResponseSpec(JobView, generate_examples=False, description="The job."),
+            304: ResponseSpec(None, description="Unchanged since the ETag sent in If-None-Match."),
+            **problem_responses(*V1_PROBLEMS, "job_not_found", "not_found"),
+        },
     )
-    def get_job(self, services: ServicesDep, tenant: TenantDep, job_id: JobId) -> JobView:
-        return job_view(owned_job(services, tenant, job_id), services.blob_store)
+    def get_job(
+        self,
+        services: ServicesDep,
+        tenant: TenantDep,
+        job_id: JobId,
+        if_none_match: Annotated[
+            str | None,
+            HeaderParameter(
+                name="If-None-Match",
+                required=False,
+                description="The ETag of the copy the client has.",
+            ),
+        ] = None,
+    ) -> Response[bytes]:
+        view = stored_view(owned_job(services, tenant, job_id), services.blob_store)
+        headers = {"ETag": view.etag, "Cache-Control": "private, no-cache"}
+        if view.matches(if_none_match):
+            return Response(b"", status_code=304, headers=headers)
+        return Response(view.body, media_type="application/json", headers=headers)
 
     @get(
         "/{job_id:str}/annotated.pdf",

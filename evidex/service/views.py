@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -20,7 +22,9 @@ __all__ = [
     "SchemaDetail",
     "SchemaExplanation",
     "SchemaSummary",
+    "StoredView",
     "job_view",
+    "stored_view",
 ]
 
 
@@ -58,6 +62,38 @@ def job_view(job: Job, blob_store: BlobStore | None = None) -> JobView:
     if blob_store is not None and job.status is JobStatus.SUCCEEDED and job.result_key:
         result = json.loads(blob_store.get(job.result_key))
     return JobView.model_validate({**job.public(), "result": result})
+
+
+@dataclass(frozen=True)
+class StoredView:
+    """``GET /v1/jobs/{id}``'s body as bytes, and its strong ETag (a hash of those bytes)."""
+
+    body: bytes
+    etag: str
+
+    def matches(self, if_none_match: str | None) -> bool:
+        """Whether an ``If-None-Match`` header names this body (``*``, or a list of tags,
+        weak ones compared weakly as RFC 9110 says for GET)."""
+        if not if_none_match:
+            return False
+        if if_none_match.strip() == "*":
+            return True
+        tags = {tag.strip().removeprefix("W/") for tag in if_none_match.split(",")}
+        return self.etag in tags
+
+
+def stored_view(job: Job, blob_store: BlobStore) -> StoredView:
+    """The same document as :func:`job_view` with its blob store, built without decoding the
+    result: the worker stored the result's JSON once, and it is served as those bytes.
+
+    Decoding it, validating it into :class:`JobView` and encoding it again on every poll cost
+    more than the rest of the request; the job's own fields are a few hundred bytes.
+    """
+    head = json.dumps(job.public(), ensure_ascii=False, separators=(",", ":")).encode()
+    if job.status is JobStatus.SUCCEEDED and job.result_key:
+        head = head[:-1] + b',"result":' + blob_store.get(job.result_key).strip() + b"}"
+    digest = hashlib.blake2b(head, digest_size=16).hexdigest()
+    return StoredView(head, f'"{digest}"')
 
 
 class JobList(BaseModel):

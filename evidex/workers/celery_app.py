@@ -1,14 +1,19 @@
 """The Celery app: Redis broker, late acknowledgement, a threads pool, a process pool for parsing.
 
-Concurrency. A job waits seconds to minutes for the model and spends well under a second of CPU
-parsing a typical PDF. So the worker runs the ``threads`` pool with ``worker_concurrency`` threads
-(16 by default): many model calls in flight per worker process, at a few MB each, where prefork
-would hold a whole process (hundreds of MB with pandas and PyMuPDF) per waiting call. Parsing,
-though, is CPU-bound work that holds the GIL: on those threads one large PDF would stall all the
-others (and the broker connection). It therefore runs in one small shared ``ProcessPoolExecutor``
-per worker (spawned on first use -- never forked from a threaded process -- min(4, CPUs)
-processes, each replaced after 50 documents to bound the parser's memory); the threads only wait
-on it. Verification stays on the thread: it is light and reads the line table already in memory.
+Concurrency. A job waits seconds to minutes for the model and should spend a few tens of
+milliseconds of CPU besides. So the worker runs the ``threads`` pool with ``worker_concurrency``
+threads (64 by default): that many model calls in flight per worker process, at a few MB each,
+where prefork would hold a whole process (hundreds of MB with pandas and PyMuPDF) per waiting call.
+The threads share one model client per (backend, model) (:mod:`evidex.workers.shared`):
+building one costs more CPU than the rest of a job, and sharing it reuses its connections.
+Parsing, though, is CPU-bound work that holds the GIL: on those threads one large PDF would stall
+all the others (and the broker connection). It therefore runs in one shared
+``ProcessPoolExecutor`` per worker (spawned on first use -- never forked from a threaded process
+-- one process per usable core, or ``EVIDEX_PARSE_PROCESSES``, each replaced after
+``EVIDEX_PARSE_TASKS_PER_PROCESS`` documents, 1000 by default, to bound the parser's memory: a new
+process costs about a second of CPU to start, which every 50 documents was ~30 ms a job); the
+threads only wait on it. Verification stays on the thread: it reads the line table already in
+memory.
 
 Results. No Celery result backend: the job store is the state of record (queued, running,
 succeeded, failed) and results live in the blob store; a second copy of the state in
@@ -52,6 +57,7 @@ from evidex.workers.runner import (
     parse_inline,
 )
 from evidex.workers.settings import WorkerSettings
+from evidex.workers.shared import SharedLLMs
 from evidex.workers.stores import BlobStore, JobStore
 from evidex.workers.tasks import WEBHOOK_CAP_S, enqueue_webhook, register_tasks
 
@@ -129,7 +135,8 @@ def build_deps(
     parse: ParseFn | None = None,
 ) -> Deps:
     """The worker's dependencies: stores from ``settings`` (unless given), the budget when
-    ``monthly_token_budget`` is set, parsing in a :class:`ProcessParsing` pool."""
+    ``monthly_token_budget`` is set, parsing in a :class:`ProcessParsing` pool, model clients
+    built once and shared by the threads (:class:`~evidex.workers.shared.SharedLLMs`)."""
     from evidex.workers.factory import make_blob_store, make_job_store
 
     budget = None
@@ -139,11 +146,19 @@ def build_deps(
         jobs=jobs or make_job_store(settings),
         blobs=blobs or make_blob_store(settings),
         settings=settings,
-        make_llm=llm_factory,
-        parse=parse or ProcessParsing(),
+        make_llm=SharedLLMs(llm_factory),
+        parse=parse or ProcessParsing(settings.parse_processes, settings.parse_tasks_per_process),
         budget=budget,
         on_final=partial(enqueue_webhook, app),
     )
+
+
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity, e.g. a container's cpuset)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -164,8 +179,8 @@ class ProcessParsing:
     fail as ``parser_crashed``, which is retried); a crashed parser process is the same.
     """
 
-    def __init__(self, workers: int | None = None, tasks_per_child: int = 50) -> None:
-        self.workers = workers or min(4, os.cpu_count() or 1)
+    def __init__(self, workers: int | None = None, tasks_per_child: int = 1000) -> None:
+        self.workers = workers or usable_cores()
         self.tasks_per_child = tasks_per_child
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()

@@ -46,6 +46,7 @@ from evidex.schemas.errors import InputError, RunError
 from evidex.workers.budget import Budget, BudgetUnavailable, tokens_used, upper_bound
 from evidex.workers.jobs import Job, JobError, JobStatus
 from evidex.workers.settings import WorkerSettings
+from evidex.workers.shared import extraction_schema
 from evidex.workers.stores import BlobNotFound, BlobStore, JobStore, StoreUnavailable
 
 __all__ = [
@@ -186,7 +187,7 @@ def _start(job_id: str, deps: Deps) -> Job | None:
 
 def _run(job: Job, deps: Deps, deadline: float) -> str:
     settings = _job_settings(job, deps.settings)
-    schema = job.extraction_schema()
+    schema = extraction_schema(job)  # built once per worker (evidex.workers.shared)
     data = deps.blobs.get(job.document_key)
     started = time.perf_counter()
     default = deps.settings.parser

@@ -32,7 +32,23 @@ class WorkerSettings(Settings):
         description="Base of the exponential delay between a job's "
         "retries (doubled each attempt, jittered, capped at 600 s).",
     )
-    worker_concurrency: int = Field(default=16, ge=1)
+    worker_concurrency: int = Field(
+        default=64,
+        ge=1,
+        description="Threads of one worker process, each running one job: the model calls it "
+        "keeps in flight at once (see evidex.workers.celery_app).",
+    )
+    parse_processes: int | None = Field(
+        default=None,
+        ge=1,
+        description="Processes of a worker's parser pool; unset: one per CPU core it may use.",
+    )
+    parse_tasks_per_process: int = Field(
+        default=1000,
+        ge=1,
+        description="Documents a parser process reads before it is replaced (bounds its memory; "
+        "starting one costs about a second of CPU, so not too often).",
+    )
     monthly_token_budget: int | None = Field(
         default=None, description="Per tenant and calendar month, in tokens; unset: no budget."
     )
