@@ -9,7 +9,18 @@ from .field import FieldExtraction, Kind, field
 from .jsonschema import schema_from_json
 from .notes import Conflict, DocumentNotes
 from .registry import BUILTIN, SchemaDef, builtin_names, get_schema, schema_from_model
-from .result import Box, DocumentInfo, FieldResult, Result, Status, Summary, Trace
+from .result import (
+    Box,
+    CallTrace,
+    ContextTrace,
+    DocumentInfo,
+    FieldResult,
+    ListCompleteness,
+    Result,
+    Status,
+    Summary,
+    Trace,
+)
 from .rules import EqualRule, OrderRule, RequiredIfRule, Rule, SumRule
 from .spec import Leaf, LeafSpec, iter_leaves, leaf_specs
 from .values import Address, Amount, DateValue, Duration
@@ -23,8 +34,10 @@ __all__ = [
     "Address",
     "Amount",
     "Box",
+    "CallTrace",
     "ConfigError",
     "Conflict",
+    "ContextTrace",
     "DateValue",
     "DocumentInfo",
     "DocumentNotes",
@@ -37,6 +50,7 @@ __all__ = [
     "Kind",
     "Leaf",
     "LeafSpec",
+    "ListCompleteness",
     "OrderRule",
     "RequiredIfRule",
     "Result",
