@@ -8,15 +8,20 @@
 
 Every other line is boilerplate drawn from a fixed vocabulary with a fixed seed, so the file is
 the same on every run. Page 151 shares no word with the fields' queries, so only the next-page
-check can bring it to the model. ``SCHEMA`` is the JSON Schema a client would send for it.
+check can bring it to the model. ``SCHEMA`` is the JSON Schema a client would send for it;
+``READER`` answers it as a model would, from the lines a request holds only (for
+``fake_window.WindowedOpenAI``).
 """
 
 from __future__ import annotations
 
 import io
 import random
+import re
 from functools import cache
 from typing import Any
+
+from fake_window import Row, first_match, leaf, pattern_reader
 
 PAGES = 300
 LINES_PER_PAGE = 42
@@ -151,3 +156,34 @@ def agreement_pdf(pages: int = PAGES) -> bytes:
         pdf.showPage()
     pdf.save()
     return buf.getvalue()
+
+
+_ITEM = re.compile(r"^\(([a-z])\) (.+)$")
+
+
+def _events(rows: list[Row]) -> list[dict[str, Any]]:
+    """The items of the list, one per line opening with its letter."""
+    items = []
+    for row in rows:
+        m = _ITEM.match(row[2])
+        if m:
+            label = f"({m.group(1)})"
+            items.append({"label": leaf(row, label, label), "event": leaf(row, m[2], m[2])})
+    return items
+
+
+READER = pattern_reader(
+    {
+        "borrower": first_match(r"Borrower: (.+)$", lambda m: (m[1], m[1])),
+        "effective_date": first_match(
+            r"Effective Date: (March 15, 2024)",
+            lambda m: (m[1], {"iso": "2024-03-15", "original": m[1]}),
+        ),
+        "governing_law": first_match(r"the law of (the State of New York)", lambda m: (m[1], m[1])),
+        "aggregate_commitment": first_match(
+            r"Commitments total (\$250,000,000)",
+            lambda m: (m[1], {"value": 250_000_000, "currency": "USD"}),
+        ),
+        "events_of_default": _events,
+    }
+)

@@ -26,7 +26,16 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-__all__ = ["HEAD_LINES", "Continuation", "continuation", "marker", "next_markers"]
+from evidex.schemas import FieldResult, ListCompleteness, Status
+
+__all__ = [
+    "HEAD_LINES",
+    "Continuation",
+    "continuation",
+    "mark_incomplete",
+    "marker",
+    "next_markers",
+]
 
 HEAD_LINES = 3  # lines of the next page read for a continuing marker
 _FURNITURE_ROLES = frozenset({"pageHeader", "pageFooter", "pageNumber"})
@@ -151,3 +160,17 @@ def continuation(lines: pd.DataFrame, last_line: int) -> Continuation | None:
 
 def _shown(style: str, token: str) -> str:
     return f"({token})" if style == "()" else f"{token}{style}"
+
+
+def mark_incomplete(fields: dict[str, FieldResult], lists: dict[str, ListCompleteness]) -> None:
+    """Send every found field of a list that may continue to review, with the reason first."""
+    for name, info in lists.items():
+        if info.complete:
+            continue
+        for path, result in fields.items():
+            if not path.startswith(f"{name}[") or result.status is Status.NOT_FOUND:
+                continue
+            if info.reason not in result.reasons:
+                result.reasons.insert(0, info.reason)
+            if result.status is Status.VERIFIED:
+                result.status = Status.NEEDS_REVIEW

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evidex.extractors.completeness import continuation
+from evidex.extractors.completeness import continuation, mark_incomplete
 from evidex.extractors.context import ContextBudget, ContextTooSmall
 from evidex.extractors.document import ParsedDocument, Parser
 from evidex.extractors.errors import LLMContextExceeded
@@ -30,11 +30,9 @@ from evidex.schemas import (
     ContextTrace,
     DocumentInfo,
     DocumentNotes,
-    FieldResult,
     ListCompleteness,
     Result,
     SchemaDef,
-    Status,
     Summary,
     Trace,
 )
@@ -113,6 +111,7 @@ class _Session:
         self.document, self.planner, self.llm = document, planner, llm
         self.start_budget = self.budget = budget
         self.traces: list[CallTrace] = []
+        self.calls: list[Call] = []
         self.responses: list[LLMResponse] = []
         self.sent_pages: set[int] = set()
 
@@ -171,6 +170,7 @@ class _Session:
         request = LLMRequest(call.prompt.system, call.prompt.user, call.schema, sub, cap)
         response = self.llm.complete(request)
         self.responses.append(response)
+        self.calls.append(call)
         self.sent_pages.update(call.pages)
         partial = len(call.pages) < self.document.page_count
         self.traces.append(
@@ -280,17 +280,6 @@ def _complete_lists(
     return out
 
 
-def _mark_incomplete(fields: dict[str, FieldResult], lists: dict[str, ListCompleteness]) -> None:
-    for name, info in lists.items():
-        if info.complete:
-            continue
-        for path, result in fields.items():
-            if path.startswith(f"{name}[") and result.status is not Status.NOT_FOUND:
-                result.reasons.insert(0, info.reason)
-                if result.status is Status.VERIFIED:
-                    result.status = Status.NEEDS_REVIEW
-
-
 def extract_parsed(
     document: ParsedDocument,
     schema: SchemaDef,
@@ -330,7 +319,7 @@ def extract_parsed(
     timings["llm"] = _ms(t)
     t = time.perf_counter()
     checked = verify(schema, output, document.lines)
-    _mark_incomplete(checked.fields, lists)
+    mark_incomplete(checked.fields, lists)
     timings["verify"] = _ms(t)
     timings["total"] = _ms(started)
 
@@ -367,7 +356,7 @@ def extract_parsed(
             usage=usage,
             mode=first.mode,
             attempts=sum(r.attempts for r in session.responses),
-            fragments=list(first_call.prompt.fragments),
+            fragments=list(dict.fromkeys(f for c in session.calls for f in c.prompt.fragments)),
             prompt_version=first_call.prompt.version,
             timings_ms=timings,
             context=session.context_trace() if budget.limited else None,

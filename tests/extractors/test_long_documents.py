@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
-from fake_window import Row, WindowedOpenAI, first_match, leaf, pattern_reader
+from fake_window import WindowedOpenAI
 from long_agreement import (
     BORROWER,
     COMMITMENT,
     EVENTS,
     LAW,
     LIST_PAGE,
+    READER,
     SCHEMA,
     agreement_pdf,
 )
@@ -33,34 +33,6 @@ from evidex.extractors.pipeline import extract_parsed
 from evidex.schemas import ListCompleteness, Result, SchemaDef, Status, schema_from_json
 
 WINDOW = 16_000
-_ITEM = re.compile(r"^\(([a-z])\) (.+)$")
-
-
-def _events(rows: list[Row]) -> list[dict[str, Any]]:
-    items = []
-    for row in rows:
-        m = _ITEM.match(row[2])
-        if m:
-            label = f"({m.group(1)})"
-            items.append({"label": leaf(row, label, label), "event": leaf(row, m[2], m[2])})
-    return items
-
-
-READER = pattern_reader(
-    {
-        "borrower": first_match(r"Borrower: (.+)$", lambda m: (m[1], m[1])),
-        "effective_date": first_match(
-            r"Effective Date: (March 15, 2024)",
-            lambda m: (m[1], {"iso": "2024-03-15", "original": m[1]}),
-        ),
-        "governing_law": first_match(r"the law of (the State of New York)", lambda m: (m[1], m[1])),
-        "aggregate_commitment": first_match(
-            r"Commitments total (\$250,000,000)",
-            lambda m: (m[1], {"value": 250_000_000, "currency": "USD"}),
-        ),
-        "events_of_default": _events,
-    }
-)
 
 
 @pytest.fixture(scope="module")

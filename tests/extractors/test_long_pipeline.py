@@ -6,121 +6,15 @@ field is found only when the pipeline sent its page.
 
 from __future__ import annotations
 
-import random
-import re
-from typing import Any
-
 import pytest
+from long_supply import FACTS, SCHEMA, document, reader
 
 from evidex.extractors.context import ContextBudget
 from evidex.extractors.groups import merge_answers, sub_schema, units
-from evidex.extractors.llm.base import LLMRequest
 from evidex.extractors.llm.scripted import ScriptedLLM
-from evidex.extractors.parsers.text import TextParser
 from evidex.extractors.pipeline import MAX_CONTINUATIONS, extract_parsed, planned_calls
-from evidex.schemas import NOT_FOUND, Status, build_answer, get_schema, schema_from_json
-
-WORDS = [
-    "the",
-    "parties",
-    "hereto",
-    "agree",
-    "that",
-    "each",
-    "notice",
-    "shall",
-    "be",
-    "delivered",
-    "in",
-    "writing",
-]
-FACTS = {
-    "supplier": (3, "Supplier: Orbit Metals GmbH", "Orbit Metals GmbH"),
-    "customer": (9, "Customer: Lumen Foods Ltd", "Lumen Foods Ltd"),
-    "warranty": (15, "Warranty: twelve months from delivery", "twelve months from delivery"),
-    "venue": (21, "Venue: the courts of Zurich", "the courts of Zurich"),
-    "currency_clause": (27, "Currency: all prices are in Swiss francs", "Swiss francs"),
-}
-SCHEMA = schema_from_json(
-    {
-        "title": "supply",
-        "type": "object",
-        "properties": {
-            "supplier": {"type": "string", "description": "The supplier."},
-            "customer": {"type": "string", "description": "The customer."},
-            "warranty": {"type": "string", "description": "The warranty."},
-            "venue": {"type": "string", "description": "The venue for disputes."},
-            "currency_clause": {"type": "string", "description": "The currency of prices."},
-            "milestones": {
-                "type": "array",
-                "description": "Milestones of the delivery schedule.",
-                "items": {
-                    "type": "object",
-                    "properties": {"step": {"type": "string", "description": "The milestone."}},
-                },
-            },
-        },
-    }
-)
-
-
-def filler(rng: random.Random) -> str:
-    return " ".join(rng.choice(WORDS) for _ in range(12)).capitalize() + "."
-
-
-def document(milestone_pages: range = range(0)):
-    rng = random.Random(7)
-    pages = []
-    for page in range(1, 31):
-        lines = [filler(rng) for _ in range(25)]
-        if page == 1:
-            lines[0] = "SUPPLY AGREEMENT"
-        for _name, (where, text, _value) in FACTS.items():
-            if page == where:
-                lines[10] = text
-        if page in milestone_pages:
-            first = page == milestone_pages.start
-            numbers = range(1, 25) if first else range(25 * (page - milestone_pages.start), 0)
-            numbers = range(numbers.start, numbers.start + (24 if first else 25))
-            items = [f"{n}. crate {n} inspected at the port of loading;" for n in numbers]
-            lines = (["Milestones of the delivery schedule:"] if first else []) + items
-        pages.append("\n".join(lines))
-    return TextParser().parse("\f".join(pages).encode(), "supply.txt")
-
-
-def reader(request: LLMRequest) -> dict[str, Any]:
-    """Answers the asked fields from the sent lines only."""
-    rows = list(
-        zip(
-            request.document.lines["line"],
-            request.document.lines["page"],
-            request.document.lines["text"],
-            strict=True,
-        )
-    )
-    asked = list(request.schema.model.model_fields)
-    fields: dict[str, dict[str, Any]] = {}
-    for name, (_page, text, value) in FACTS.items():
-        for line, page, row in rows:
-            if name in asked and row == text:
-                fields[name] = {
-                    "quote": value,
-                    "value": value,
-                    "page": int(page),
-                    "line_start": int(line),
-                    "line_end": int(line),
-                }
-    items = [(line, page, row) for line, page, row in rows if re.match(r"^\d+\. ", row)]
-    if "milestones" in asked:
-        for i, (line, page, row) in enumerate(items):
-            fields[f"milestones[{i}].step"] = {
-                "quote": row,
-                "value": row,
-                "page": int(page),
-                "line_start": int(line),
-                "line_end": int(line),
-            }
-    return build_answer(request.schema, fields)
+from evidex.extractors.reverify import reverify
+from evidex.schemas import NOT_FOUND, Status, build_answer, get_schema
 
 
 def test_related_fields_stay_together_and_the_split_is_merged():
@@ -192,6 +86,8 @@ def test_a_list_past_the_bound_goes_to_review_with_the_page_it_may_continue_on()
     assert all(s.status is Status.NEEDS_REVIEW for s in steps)
     assert all(s.reasons[0] == info.reason for s in steps)
     assert result.fields["supplier"].status is Status.VERIFIED
+    again, changes = reverify(result, doc, SCHEMA)  # re-verification keeps the list's doubt
+    assert changes == [] and again.fields["milestones[0].step"].reasons[0] == info.reason
 
 
 @pytest.mark.parametrize(("pages", "items"), [(range(12, 14), 49), (range(12, 13), 24)])
