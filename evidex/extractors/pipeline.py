@@ -238,10 +238,15 @@ def _list_end(answer: dict[str, Any], name: str) -> tuple[int, int | None, int |
 
 
 def _complete_lists(
-    session: _Session, answers: dict[str, dict[str, Any]], lines_pages: dict[int, int]
+    session: _Session,
+    answers: dict[str, dict[str, Any]],
+    seen: dict[str, tuple[int, ...]],
+    lines_pages: dict[int, int],
 ) -> dict[str, ListCompleteness]:
     """The next-page check for every list (see :mod:`.completeness`), re-asking a list with the
-    page that continues it; ``answers`` (top-level name -> the answer holding it) is updated."""
+    page that continues it. ``answers`` (top-level name -> the answer holding it) and ``seen``
+    (name -> the pages that answer's call was sent) are updated. A re-ask that comes back with
+    fewer items than it was asked to extend is not taken: the earlier answer stays, in doubt."""
     out: dict[str, ListCompleteness] = {}
     document = session.document
     pages = set(document.pages["page"].astype(int).tolist())
@@ -255,7 +260,7 @@ def _complete_lists(
             if last is None or last_page is None:
                 out[name] = ListCompleteness(complete=True, items=count)
                 break
-            if last_page + 1 not in pages or last_page + 1 in session.sent_pages:
+            if last_page + 1 not in pages or last_page + 1 in seen[name]:
                 out[name] = ListCompleteness(complete=True, items=count, last_page=last_page)
                 break
             cont = continuation(document.lines, last)
@@ -275,8 +280,15 @@ def _complete_lists(
                 )
                 break
             tries += 1
-            for _call, answer in session.ask([name], purpose, must, False):
-                answers.update({k: answer for k in answer if k != "document_notes"})
+            before = answers[name], seen[name]
+            for asked, answer in session.ask([name], purpose, must, False):
+                answers[name], seen[name] = answer, asked.pages
+            if _list_end(answers[name], name)[0] < count:
+                answers[name], seen[name] = before
+                out[name] = ListCompleteness(
+                    complete=False, items=count, last_page=last_page, reason=reason
+                )
+                break
     return out
 
 
@@ -303,17 +315,19 @@ def extract_parsed(
     t = time.perf_counter()
     session = _Session(document, planner, llm, budget)
     answers: dict[str, dict[str, Any]] = {}
+    seen: dict[str, tuple[int, ...]] = {}
     parts: list[dict[str, Any]] = []
     first_call: Call | None = None
     for i, names in enumerate(groups):
         for call, answer in session.ask(names, _purpose(i, len(groups))):
             first_call = first_call or call
             parts.append(answer)
-            answers.update({k: answer for k in answer if k != "document_notes"})
+            for name in call.names:
+                answers[name], seen[name] = answer, call.pages
     lines_pages = dict(
         zip(document.lines["line"].astype(int), document.lines["page"].astype(int), strict=True)
     )
-    lists = _complete_lists(session, answers, lines_pages)
+    lists = _complete_lists(session, answers, seen, lines_pages)
     final = {name: answers[name][name] for name in answers}
     output = merge_answers(schema, [*parts, final])
     timings["llm"] = _ms(t)

@@ -33,8 +33,8 @@ __all__ = [
     "check_window",
 ]
 
-LEAF_OUTPUT_TOKENS = 70  # one FieldExtraction answered: quote, span, value, flags
-LIST_ITEMS_GUESS = 12  # items a list is budgeted for when planning the answer's size
+LEAF_OUTPUT_TOKENS = 60  # one FieldExtraction answered: quote, span, value, flags
+LIST_ITEMS_GUESS = 8  # items a list is budgeted for when planning the answer's size
 NOTES_OUTPUT_TOKENS = 150
 SECOND_PAGE_SHARE = 0.5  # a field's second page is evidence when it scores this share of the best
 RELEVANCE_FLOOR = 0.1  # pages scoring under this share of a field's best are not sent for it
@@ -153,7 +153,8 @@ class Planner:
             return [names]
         self.check(budget)
         costs = self.page_tokens(budget)
-        if self.fixed_tokens(names, budget) + sum(costs.values()) <= limit:
+        whole = self.fixed_tokens(names, budget) + sum(costs.values())
+        if whole <= limit and self.answer_tokens(names) <= budget.output_tokens(whole):
             return [names]
         output_cap = budget.output_tokens(limit)
         groups: list[list[str]] = []

@@ -6,13 +6,18 @@ field is found only when the pipeline sent its page.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from long_supply import FACTS, SCHEMA, document, reader
 
 from evidex.extractors.context import ContextBudget
 from evidex.extractors.groups import merge_answers, sub_schema, units
+from evidex.extractors.llm.base import LLMRequest
 from evidex.extractors.llm.scripted import ScriptedLLM
+from evidex.extractors.parsers.text import TextParser
 from evidex.extractors.pipeline import MAX_CONTINUATIONS, extract_parsed, planned_calls
+from evidex.extractors.plan import Planner
 from evidex.extractors.reverify import reverify
 from evidex.schemas import NOT_FOUND, Status, build_answer, get_schema
 
@@ -100,3 +105,33 @@ def test_a_list_within_reach_is_completed(pages, items):
     assert info.last_page == pages[-1]
     steps = [result.fields[f"milestones[{i}].step"] for i in range(items)]
     assert all(s.status is Status.VERIFIED for s in steps)
+
+
+def test_a_re_ask_that_comes_back_shorter_is_not_taken():
+    doc = document(milestone_pages=range(12, 14))
+
+    def forgetful(request: LLMRequest) -> dict[str, Any]:
+        answer = reader(request)
+        if 13 in set(request.document.lines["page"]):  # the re-ask, with the continuing page
+            answer["milestones"] = answer["milestones"][:3]
+        return answer
+
+    result = extract_parsed(doc, SCHEMA, llm=ScriptedLLM(forgetful), context=ContextBudget(6_000))
+
+    info = result.lists["milestones"]
+    assert (info.complete, info.items, info.last_page) == (False, 24, 12)
+    assert info.reason == "the list may continue on page 13 (numbering carries on: 25. after 24.)"
+    assert result.fields["milestones[23].step"].status is Status.NEEDS_REVIEW
+
+
+def test_an_answer_longer_than_the_output_cap_splits_even_a_short_document():
+    doc = TextParser().parse(b"MASTER SERVICES AGREEMENT\nbetween Acme and Beta\n", "a.txt")
+    schema = get_schema("contract")
+    planner = Planner(doc, schema)
+    assert planner.plan(ContextBudget(64_000, 16_384)) == [[u.name for u in units(schema)]]
+
+    capped = ContextBudget(64_000, 2_000)
+    groups = planner.plan(capped)
+    assert planner.answer_tokens([u.name for u in units(schema)]) > 2_000
+    assert len(groups) > 1 and all(planner.answer_tokens(g) <= 2_000 for g in groups)
+    assert [n for g in groups for n in g] == [u.name for u in units(schema)]  # schema order
