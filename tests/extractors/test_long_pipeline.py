@@ -135,3 +135,16 @@ def test_an_answer_longer_than_the_output_cap_splits_even_a_short_document():
     assert planner.answer_tokens([u.name for u in units(schema)]) > 2_000
     assert len(groups) > 1 and all(planner.answer_tokens(g) <= 2_000 for g in groups)
     assert [n for g in groups for n in g] == [u.name for u in units(schema)]  # schema order
+
+
+def test_the_scripted_model_with_a_window_refuses_then_answers_the_smaller_prompt():
+    llm = ScriptedLLM(reader, window_tokens=5_000)
+    result = extract_parsed(document(), SCHEMA, llm=llm, context=ContextBudget(64_000))
+
+    first, *rest = llm.requests
+    assert len(first.document.pages) > len(rest[0].document.pages)  # refused, then smaller
+    assert all(c.purpose.startswith("retry, smaller") for c in result.trace.calls)
+    assert all(c.usage["input_tokens"] <= 5_000 for c in result.trace.calls)
+    context = result.trace.context
+    assert context is not None and context.calibrated_chars_per_token is not None
+    assert result.fields["venue"].status is Status.VERIFIED
