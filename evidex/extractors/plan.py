@@ -22,7 +22,7 @@ from evidex.extractors.context import MESSAGE_OVERHEAD_TOKENS, ContextBudget, sc
 from evidex.extractors.document import ParsedDocument, make_lines
 from evidex.extractors.groups import Unit, sub_schema, units
 from evidex.extractors.pages import PageIndex, choose_pages, field_query, page_texts
-from evidex.extractors.prompt import Prompt, build_prompt, render_lines
+from evidex.extractors.prompt import Prompt, build_prompt
 from evidex.schemas import SchemaDef
 
 __all__ = [
@@ -251,15 +251,19 @@ class Planner:
 
 
 def _page_chars(lines: pd.DataFrame) -> dict[int, int]:
-    """Characters each page adds to a prompt: its visible lines as :func:`render_lines` writes
-    them, one newline each."""
+    """Characters each page adds to a prompt: its visible lines as ``prompt.render_lines`` writes
+    them (three numbers, three tabs, the text), one newline each."""
     out = {int(p): 0 for p in lines["page"].unique()}
     visible = lines[lines["visible"]]
     if len(visible):
-        lengths = render_lines(visible).split("\n")
-        sizes = pd.Series([len(r) + 1 for r in lengths], index=visible.index)
-        per_page = sizes.groupby(visible["page"]).sum()
-        out.update(
-            dict(zip(map(int, per_page.index.tolist()), map(int, per_page.tolist()), strict=True))
+        sizes = (
+            visible["line"].astype(str).str.len()
+            + visible["page"].astype(str).str.len()
+            + visible["line_in_page"].astype(str).str.len()
+            + visible["text"].astype(str).str.len()
+            + 4
         )
+        per_page = sizes.groupby(visible["page"]).sum()
+        pairs = zip(map(int, per_page.index.tolist()), map(int, per_page.tolist()), strict=True)
+        out.update(dict(pairs))
     return dict(sorted(out.items()))
