@@ -31,6 +31,7 @@ def _no_network_no_keys(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         "EVIDEX_LLM",
         "EVIDEX_MODEL",
         "EVIDEX_OPENAI_API",
+        "EVIDEX_CONTEXT_TOKENS",
     ):
         monkeypatch.delenv(name, raising=False)
     yield

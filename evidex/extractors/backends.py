@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from evidex.extractors.context import ContextBudget
 from evidex.extractors.document import Parser
 from evidex.extractors.llm.base import LLMBackend
 from evidex.extractors.settings import Settings
 from evidex.schemas import ConfigError
 
-__all__ = ["PARSERS", "make_llm", "make_parser"]
+__all__ = ["PARSERS", "make_context", "make_llm", "make_parser"]
 
 PARSERS = ("auto", "pymupdf", "ocr", "azure", "text")
 
@@ -61,3 +62,11 @@ def make_llm(settings: Settings) -> LLMBackend:
     from evidex.extractors.llm.openai_backend import OpenAIBackend
 
     return OpenAIBackend.from_settings(settings)
+
+
+def make_context(settings: Settings) -> ContextBudget | None:
+    """The context budget of ``EVIDEX_CONTEXT_TOKENS``; None (one call, whatever the size) when
+    it is not set."""
+    if not settings.context_tokens:
+        return None
+    return ContextBudget(settings.context_tokens, settings.max_output_tokens)

@@ -15,6 +15,8 @@
         ├── LLMUnavailable          llm_unavailable  (network, timeout, 429/5xx after retries)
         ├── LLMAuthError            llm_auth_failed  (bad or missing key)
         ├── LLMBadRequest           llm_bad_request  (the provider rejected the request)
+        │   └── LLMContextExceeded  llm_context_exceeded (the prompt is over the model's window,
+        │                           even after one smaller retry)
         ├── LLMRefused              llm_refused      (the model declined; ``refusal`` has its words)
         ├── LLMTruncated            llm_truncated    (output cut at the token limit)
         └── LLMInvalidOutput        llm_invalid_output (not JSON, or not the schema, after repair)
@@ -33,6 +35,7 @@ __all__ = [
     "EncryptedDocument",
     "LLMAuthError",
     "LLMBadRequest",
+    "LLMContextExceeded",
     "LLMError",
     "LLMInvalidOutput",
     "LLMRefused",
@@ -95,6 +98,25 @@ class LLMAuthError(LLMError):
 
 class LLMBadRequest(LLMError):
     code = "llm_bad_request"
+
+
+class LLMContextExceeded(LLMBadRequest):
+    """The model refused the prompt as longer than its window; ``window_tokens`` and
+    ``prompt_tokens`` are the provider's numbers when its message gives them."""
+
+    code = "llm_context_exceeded"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        response_id: str = "",
+        window_tokens: int | None = None,
+        prompt_tokens: int | None = None,
+    ) -> None:
+        super().__init__(message, response_id=response_id)
+        self.window_tokens = window_tokens
+        self.prompt_tokens = prompt_tokens
 
 
 class LLMRefused(LLMError):

@@ -124,7 +124,22 @@ def render_lines(lines: pd.DataFrame) -> str:
     return "\n".join(rows)
 
 
-def build_prompt(schema: SchemaDef, lines: pd.DataFrame, filename: str = "") -> Prompt:
+def _page_list(pages: list[int]) -> str:
+    """``1, 147-151, 288``: pages as runs."""
+    runs: list[list[int]] = []
+    for page in pages:
+        if runs and page == runs[-1][-1] + 1:
+            runs[-1].append(page)
+        else:
+            runs.append([page])
+    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
+
+
+def build_prompt(
+    schema: SchemaDef, lines: pd.DataFrame, filename: str = "", page_count: int | None = None
+) -> Prompt:
+    """The prompt for ``schema`` over ``lines``; ``page_count`` is the document's page count when
+    ``lines`` hold only some of its pages (the model is told which pages it reads)."""
     kinds = sorted({leaf.kind for leaf in schema.leaves if leaf.kind in TYPE_FRAGMENTS})
     has_lists = any("[]" in leaf.path for leaf in schema.leaves)
     rule_kinds = sorted({_RULE_KIND[type(rule)] for rule in schema.rules})
@@ -148,13 +163,17 @@ def build_prompt(schema: SchemaDef, lines: pd.DataFrame, filename: str = "") -> 
         for leaf in schema.leaves
     )
     pages = int(lines["page"].max()) if len(lines) else 0
+    about = f"{pages} page(s)"
+    sent = sorted(int(p) for p in lines["page"].unique())
+    if page_count is not None and len(sent) < page_count:
+        about = f"pages {_page_list(sent)} of {page_count} (only these pages are sent)"
     user = "\n".join(
         [
             f"Schema: {schema.name}" + (f" — {schema.description}" if schema.description else ""),
             "Fields ([] marks list items):",
             guide,
             "",
-            f"Document: {filename or 'document'}, {pages} page(s), {len(visible)} lines.",
+            f"Document: {filename or 'document'}, {about}, {len(visible)} lines.",
             "Cite GLOBAL_LINE, the first column. Columns:",
             HEADER,
             render_lines(visible),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from evidex.extractors.completeness import mark_incomplete
 from evidex.extractors.document import ParsedDocument
 from evidex.extractors.verify import verify
 from evidex.schemas import InputError, Result, SchemaDef, Status, Summary, build_answer
@@ -47,6 +48,7 @@ def reverify(
     answer = build_answer(schema, fields, result.notes.model_dump())
     start = time.perf_counter()
     checked = verify(schema, schema.wire_model.model_validate(answer), document.lines)
+    mark_incomplete(checked.fields, result.lists)  # the list still may continue
     elapsed = round((time.perf_counter() - start) * 1000, 2)
     trace = result.trace.model_copy(
         update={"timings_ms": {**result.trace.timings_ms, "reverify": elapsed}}

@@ -34,6 +34,12 @@ class Settings(BaseSettings):
     llm_max_retries: int = Field(default=4, ge=0, le=10)
     llm_backoff_s: float = Field(default=1.0, ge=0.0)
     max_output_tokens: int = 16_384
+    context_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="The model's input window in tokens; prompts use at most 75% of it, longer "
+        "documents are sent in chosen pages. Unset: the whole document in one call.",
+    )
     parser: Literal["auto", "pymupdf", "ocr", "azure"] = "auto"
     azure_document_intelligence_endpoint: str | None = Field(
         default=None,

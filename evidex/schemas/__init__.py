@@ -10,7 +10,18 @@ from .jsonschema import schema_from_json
 from .kinds import KindSource, infer_kind
 from .notes import Conflict, DocumentNotes
 from .registry import BUILTIN, SchemaDef, builtin_names, get_schema, schema_from_model
-from .result import Box, DocumentInfo, FieldResult, Result, Status, Summary, Trace
+from .result import (
+    Box,
+    CallTrace,
+    ContextTrace,
+    DocumentInfo,
+    FieldResult,
+    ListCompleteness,
+    Result,
+    Status,
+    Summary,
+    Trace,
+)
 from .rules import EqualRule, OrderRule, RequiredIfRule, Rule, SumRule
 from .spec import Leaf, LeafSpec, iter_leaves, leaf_specs
 from .values import Address, Amount, DateValue, Duration
@@ -24,8 +35,10 @@ __all__ = [
     "Address",
     "Amount",
     "Box",
+    "CallTrace",
     "ConfigError",
     "Conflict",
+    "ContextTrace",
     "DateValue",
     "DocumentInfo",
     "DocumentNotes",
@@ -39,6 +52,7 @@ __all__ = [
     "KindSource",
     "Leaf",
     "LeafSpec",
+    "ListCompleteness",
     "OrderRule",
     "RequiredIfRule",
     "Result",

@@ -13,8 +13,11 @@ from .notes import DocumentNotes
 
 __all__ = [
     "Box",
+    "CallTrace",
+    "ContextTrace",
     "DocumentInfo",
     "FieldResult",
+    "ListCompleteness",
     "PageInfo",
     "Result",
     "Status",
@@ -110,6 +113,52 @@ class Summary(BaseModel):
         return cls(**Counter(f.status.value for f in fields))
 
 
+class CallTrace(BaseModel):
+    """One model call: the fields it filled and the pages it was sent, each with why."""
+
+    purpose: str = Field(
+        description="whole document, selected pages, group i of n, continuation of a list, "
+        "or a retry after the model refused the prompt as too long."
+    )
+    fields: list[str] = Field(description="The top-level fields this call filled.")
+    pages: list[int] = Field(description="The pages sent, in page order.")
+    why: dict[int, str] = Field(
+        default_factory=dict, description="Why each page was sent (empty: every page was)."
+    )
+    estimated_tokens: int = Field(description="Input tokens estimated before the call.")
+    max_output_tokens: int | None = None
+    response_id: str = ""
+    usage: dict[str, int] = Field(default_factory=dict)
+
+
+class ContextTrace(BaseModel):
+    """The context budget the calls were planned with, and how the estimate was calibrated."""
+
+    window_tokens: int | None = Field(description="The model's window; null: no limit set.")
+    prompt_budget_tokens: int | None = Field(description="75% of the window, for each prompt.")
+    chars_per_token: float = Field(description="The estimate's ratio before any call.")
+    calibrated_chars_per_token: float | None = Field(
+        default=None, description="The ratio measured from the usage the provider reported."
+    )
+    document_tokens: int = Field(
+        description="Estimated input tokens of the whole document in one call."
+    )
+    tokens_sent: int = Field(
+        description="Input tokens sent over all calls (as reported, else estimated)."
+    )
+    pages: int
+    pages_sent: int = Field(description="Distinct pages sent in at least one call.")
+
+
+class ListCompleteness(BaseModel):
+    """Whether a list field holds every item: the next-page check, made by the pipeline."""
+
+    complete: bool
+    items: int
+    last_page: int | None = Field(default=None, description="The page its evidence ends on.")
+    reason: str = ""
+
+
 class Trace(BaseModel):
     """The audit record of how the result was produced."""
 
@@ -123,6 +172,8 @@ class Trace(BaseModel):
     fragments: list[str] = Field(default_factory=list)
     prompt_version: str = ""
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    context: ContextTrace | None = None
+    calls: list[CallTrace] = Field(default_factory=list)
 
 
 class Result(BaseModel):
@@ -135,6 +186,9 @@ class Result(BaseModel):
     summary: Summary
     notes: DocumentNotes
     trace: Trace
+    lists: dict[str, ListCompleteness] = Field(
+        default_factory=dict, description="Per top-level list field: whether it is complete."
+    )
 
     def to_json(self) -> str:
         return self.model_dump_json(by_alias=True, indent=2)

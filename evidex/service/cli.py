@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evidex.extractors.backends import make_llm, make_parser
+from evidex.extractors.backends import make_context, make_llm, make_parser
 from evidex.extractors.document import ParsedDocument, Parser, select_pages
 from evidex.extractors.highlight import annotate
 from evidex.extractors.pipeline import extract
@@ -91,6 +91,12 @@ def _parser() -> argparse.ArgumentParser:
     ex.add_argument("--out", type=Path, help="write the result JSON here ('-' for stdout)")
     ex.add_argument("--annotate", type=Path, help="write the highlighted PDF here")
     ex.add_argument("--pages", help="only these pages, e.g. '1-3,5'")
+    ex.add_argument(
+        "--context-tokens",
+        type=int,
+        help="the model's window in tokens (default EVIDEX_CONTEXT_TOKENS): a longer document is "
+        "sent in the pages most relevant to the fields",
+    )
     ex.add_argument("--quiet", action="store_true", help="do not print the field table")
     vf = sub.add_parser("verify", help="re-verify a stored result JSON against its document")
     vf.add_argument("result", type=Path)
@@ -118,7 +124,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    overrides = {k: v for k, v in (("llm", args.llm), ("model", args.model)) if v}
+    chosen = (("llm", args.llm), ("model", args.model), ("context_tokens", args.context_tokens))
+    overrides = {k: v for k, v in chosen if v is not None and v != ""}
     try:
         return Settings(**overrides)
     except ValidationError as exc:
@@ -140,6 +147,7 @@ def _extract(args: argparse.Namespace) -> int:
         parser=parser,
         llm=make_llm(settings),
         filename=args.file.name,
+        context=make_context(settings),
     )
     to_stdout = str(args.out) == "-"
     if args.out and not to_stdout:

@@ -33,8 +33,10 @@ from typing import Any
 
 from pydantic import PydanticUserError, ValidationError
 
+from evidex.extractors.context import ContextBudget, ContextTooSmall
 from evidex.extractors.document import parse_pages
 from evidex.extractors.parsers.probe import Probe, probe
+from evidex.extractors.plan import check_window
 from evidex.schemas import SchemaDef, SchemaInvalid, get_schema
 from evidex.service.problems import ApiError
 from evidex.service.services import Services
@@ -139,6 +141,11 @@ def submit(services: Services, tenant: str, sent: Submission) -> tuple[Job, bool
     filename = safe_filename(sent.filename)
     schema, custom = read_schema(sent.schema, sent.schema_json)
     options = read_options(sent.options, settings.webhook_allowed_hosts)
+    if options.context_tokens is not None:
+        try:
+            check_window(schema, ContextBudget(options.context_tokens))
+        except ContextTooSmall as exc:
+            raise ApiError("options_invalid", f"options.context_tokens: {exc}") from None
     found = _check_document(sent.data, filename, settings.max_upload_bytes, settings.max_pages)
     if options.pages is not None:
         try:

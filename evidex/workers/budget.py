@@ -26,7 +26,7 @@ not share a hash slot: this is written for one Redis (or a primary with replicas
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -42,6 +42,7 @@ __all__ = [
     "BudgetExceeded",
     "BudgetUnavailable",
     "Reservation",
+    "job_upper_bound",
     "tokens_used",
     "upper_bound",
 ]
@@ -111,6 +112,18 @@ def upper_bound(prompt: Prompt, schema: SchemaDef, settings: Settings) -> int:
     if settings.openai_api == "responses":
         return first
     return first + (sent + out + REPAIR_ALLOWANCE) + out
+
+
+def job_upper_bound(
+    calls: Sequence[tuple[Prompt, SchemaDef]], settings: Settings, extra_calls: int = 0
+) -> int:
+    """Tokens every call of a job can cost at most: each planned call's :func:`upper_bound`,
+    plus ``extra_calls`` (list continuations of a long document) of at most the whole window
+    (``EVIDEX_CONTEXT_TOKENS``) and the output cap each."""
+    total = sum(upper_bound(prompt, schema, settings) for prompt, schema in calls)
+    if extra_calls and settings.context_tokens:
+        total += extra_calls * (settings.context_tokens + settings.max_output_tokens)
+    return total
 
 
 def tokens_used(usage: dict[str, int]) -> int | None:

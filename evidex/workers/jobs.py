@@ -54,6 +54,12 @@ class JobOptions(BaseModel):
     llm: Literal["openai", "rules"] | None = None
     model: str | None = None
     pages: str | None = Field(default=None, description="Page selection, e.g. '1-3,5'.")
+    context_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="The model's window in tokens (default EVIDEX_CONTEXT_TOKENS): a longer "
+        "document is sent in the pages most relevant to the fields.",
+    )
     webhook_url: str | None = None
 
 

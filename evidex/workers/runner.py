@@ -35,15 +35,15 @@ from celery.exceptions import SoftTimeLimitExceeded
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from evidex.extractors.backends import make_llm, make_parser
+from evidex.extractors.backends import make_context, make_llm, make_parser
+from evidex.extractors.context import ContextBudget
 from evidex.extractors.document import ParsedDocument, select_pages
 from evidex.extractors.llm.base import LLMBackend
-from evidex.extractors.pipeline import extract_parsed
-from evidex.extractors.prompt import build_prompt
+from evidex.extractors.pipeline import extract_parsed, planned_calls
 from evidex.extractors.settings import Settings
 from evidex.schemas import ConfigError, EvidexError, SchemaDef
 from evidex.schemas.errors import InputError, RunError
-from evidex.workers.budget import Budget, BudgetUnavailable, tokens_used, upper_bound
+from evidex.workers.budget import Budget, BudgetUnavailable, job_upper_bound, tokens_used
 from evidex.workers.jobs import Job, JobError, JobStatus
 from evidex.workers.settings import WorkerSettings
 from evidex.workers.shared import extraction_schema
@@ -203,10 +203,13 @@ def _run(job: Job, deps: Deps, deadline: float) -> str:
             raise OptionsInvalid(str(exc)) from None
     parse_ms = round((time.perf_counter() - started) * 1000, 2)
     llm = deps.make_llm(settings)
-    metered = llm.name not in UNMETERED and _reserve(job, deps, parsed, schema, settings)
+    context = make_context(settings)
+    metered = llm.name not in UNMETERED and _reserve(job, deps, parsed, schema, settings, context)
     if time.monotonic() >= deadline:
         raise JobTimeout(_timeout_message(deps))
-    result = extract_parsed(parsed, schema, llm=llm, parse_ms=parse_ms, started=started)
+    result = extract_parsed(
+        parsed, schema, llm=llm, parse_ms=parse_ms, started=started, context=context
+    )
     key = result_key(job)
     deps.blobs.put(key, result.to_json().encode(), "application/json")
     if metered:
@@ -215,21 +218,32 @@ def _run(job: Job, deps: Deps, deadline: float) -> str:
 
 
 def _job_settings(job: Job, settings: WorkerSettings) -> WorkerSettings:
-    chosen = {"llm": job.options.llm, "model": job.options.model}
+    chosen = {
+        "llm": job.options.llm,
+        "model": job.options.model,
+        "context_tokens": job.options.context_tokens,
+    }
     update = {name: value for name, value in chosen.items() if value}
     return settings.model_copy(update=update) if update else settings
 
 
 def _reserve(
-    job: Job, deps: Deps, parsed: ParsedDocument, schema: SchemaDef, settings: Settings
+    job: Job,
+    deps: Deps,
+    parsed: ParsedDocument,
+    schema: SchemaDef,
+    settings: Settings,
+    context: ContextBudget | None = None,
 ) -> bool:
-    """Reserve the call's upper bound (or find the job's reservation); whether it is metered."""
+    """Reserve the upper bound of every call of the job (or find the job's reservation);
+    whether it is metered."""
     if deps.budget is None:
         if deps.settings.monthly_token_budget is not None:
             raise ConfigError("EVIDEX_MONTHLY_TOKEN_BUDGET is set but the worker has no budget")
         return False
-    prompt = build_prompt(schema, parsed.lines, parsed.filename)
-    held = deps.budget.reserve(job.tenant, job.id, upper_bound(prompt, schema, settings))
+    calls, extra = planned_calls(parsed, schema, context)
+    bound = job_upper_bound([(c.prompt, c.schema) for c in calls], settings, extra)
+    held = deps.budget.reserve(job.tenant, job.id, bound)
     if job.reserved_tokens != held.tokens:
         deps.jobs.save(job.model_copy(update={"reserved_tokens": held.tokens}))
     return True

@@ -35,7 +35,9 @@ def test_rules_extract_writes_result_and_highlighted_pdf(
     )
     assert code == 0
     result = json.loads(out.read_text())
-    assert set(result) == {"schema", "document", "fields", "data", "summary", "notes", "trace"}
+    assert set(result) == {
+        *("schema", "document", "fields", "data", "summary", "notes", "trace", "lists")
+    }
     assert result["schema"] == "invoice"
     assert result["document"]["pages"] == 1 and result["document"]["parser"] == "pymupdf"
     assert result["trace"]["llm"] == "rules"

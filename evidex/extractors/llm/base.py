@@ -18,13 +18,16 @@ class LLMRequest:
     """What a backend needs: the prompt, the schema to fill, and the parsed document.
 
     ``document`` is there for offline backends (rules, scripted) that read the line table
-    directly; a model backend sends ``system`` and ``user`` only.
+    directly; a model backend sends ``system`` and ``user`` only. ``document`` holds the pages
+    the prompt holds. ``max_output_tokens``, when set, caps this call's answer below the
+    backend's own cap (what the context window leaves after the prompt).
     """
 
     system: str
     user: str
     schema: SchemaDef
     document: ParsedDocument
+    max_output_tokens: int | None = None
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from tenacity import wait_random as jitter
 from evidex.extractors.errors import (
     LLMAuthError,
     LLMBadRequest,
+    LLMContextExceeded,
     LLMError,
     LLMInvalidOutput,
     LLMRefused,
@@ -57,6 +58,9 @@ PROMPT_SUFFIX = (
     "\n\nAnswer with ONE JSON object and nothing else: no prose, no code fences. "
     "It must validate against this JSON Schema (every property present, no others):\n"
 )
+_CONTEXT_WORDS = re.compile(r"context (?:length|window)|maximum context", re.IGNORECASE)
+_WINDOW = re.compile(r"maximum context length is (\d+)", re.IGNORECASE)
+_COUNTED = re.compile(r"resulted in (\d+) tokens|(\d+) (?:tokens )?in the messages", re.I)
 REPAIR = (
     "Your previous answer is not valid: {errors}\n"
     "Reply with the corrected JSON object only, keeping every value that was right."
@@ -175,8 +179,13 @@ class OpenAIBackend:
             },
             temperature=openai.omit if self._reasoning else 0,
             store=False,  # the default is true: never keep customer documents at the provider
-            max_output_tokens=self.max_output_tokens,
+            max_output_tokens=self._output_cap(request),
         )
+
+    def _output_cap(self, request: LLMRequest) -> int:
+        """The answer's cap: ours, lowered to what the window leaves when the request says."""
+        asked = request.max_output_tokens
+        return min(self.max_output_tokens, asked) if asked else self.max_output_tokens
 
     def _read_response(self, resp: Response, schema: SchemaDef, tally: _Tally) -> BaseModel:
         if u := resp.usage:
@@ -229,14 +238,15 @@ class OpenAIBackend:
             {"role": "system", "content": system},
             {"role": "user", "content": request.user},
         ]
-        done, content = self._chat_once(messages, fmt, tally)
+        cap = self._output_cap(request)
+        done, content = self._chat_once(messages, fmt, tally, cap)
         try:
             return _validate(schema, content), done
         except _Invalid as first:
             # The server did not enforce the schema: one repair request, then give up.
             messages.append({"role": "assistant", "content": content})
             messages.append({"role": "user", "content": REPAIR.format(errors=first)})
-        done, content = self._chat_once(messages, fmt, tally)
+        done, content = self._chat_once(messages, fmt, tally, cap)
         try:
             return _validate(schema, content), done
         except _Invalid as second:
@@ -250,10 +260,12 @@ class OpenAIBackend:
         messages: list[ChatCompletionMessageParam],
         fmt: ResponseFormatJSONSchema | openai.Omit,
         tally: _Tally,
+        cap: int | None = None,
     ) -> tuple[ChatCompletion, str]:
         # OpenAI wants max_completion_tokens (reasoning models reject max_tokens); many
         # compatible servers only know max_tokens.
         modern = self._reasoning or self.base_url == DEFAULT_BASE_URL
+        cap = cap or self.max_output_tokens
         done = self._send(
             tally,
             ChatCompletion,
@@ -262,8 +274,8 @@ class OpenAIBackend:
                 messages=list(messages),
                 response_format=fmt,
                 temperature=openai.omit if self._reasoning else 0,
-                max_completion_tokens=self.max_output_tokens if modern else openai.omit,
-                max_tokens=openai.omit if modern else self.max_output_tokens,
+                max_completion_tokens=cap if modern else openai.omit,
+                max_tokens=openai.omit if modern else cap,
             ),
         )
         if u := done.usage:
@@ -343,6 +355,16 @@ class OpenAIBackend:
             )
         if status in (401, 403):
             return LLMAuthError(f"{where}: {detail}; check OPENAI_API_KEY")
+        if err.code == "context_length_exceeded" or (
+            status in (400, 413) and _CONTEXT_WORDS.search(detail)
+        ):
+            window, counted = _WINDOW.search(detail), _COUNTED.search(detail)
+            return LLMContextExceeded(
+                f"{where}: the prompt is longer than the model's window: {detail}; set "
+                "EVIDEX_CONTEXT_TOKENS to the model's window so evidex sends fewer pages",
+                window_tokens=int(window.group(1)) if window else None,
+                prompt_tokens=int(next(g for g in counted.groups() if g)) if counted else None,
+            )
         hint = ""
         if status == 404:
             hint = f"; check EVIDEX_MODEL ({self.model}) and OPENAI_BASE_URL"

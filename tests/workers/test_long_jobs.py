@@ -1,0 +1,94 @@
+"""A long document as a job: the window from the job's options, every call reserved up front."""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+from long_supply import SCHEMA, SCHEMA_JSON, document, document_text, reader
+
+from evidex.extractors.context import ContextBudget
+from evidex.extractors.llm.base import LLMRequest, LLMResponse
+from evidex.extractors.llm.scripted import ScriptedLLM
+from evidex.extractors.pipeline import planned_calls
+from evidex.workers.blobstore_memory import MemoryBlobStore
+from evidex.workers.budget import Budget, job_upper_bound
+from evidex.workers.jobs import Job, JobOptions, JobStatus, new_job_id
+from evidex.workers.jobstore_memory import MemoryJobStore
+from evidex.workers.runner import Deps, process, result_key
+from evidex.workers.settings import WorkerSettings
+
+USAGE = {"input_tokens": 1000, "output_tokens": 100, "total_tokens": 1100}
+
+
+class MeteredReader(ScriptedLLM):
+    """The scripted reader, reporting usage like a model, and noting the budget in each call."""
+
+    name = "metered"
+
+    def __init__(self, budget: Budget, tenant: str) -> None:
+        super().__init__(reader)
+        self.budget, self.tenant = budget, tenant
+        self.used_during: list[int] = []
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        self.used_during.append(self.budget.used(self.tenant))
+        return dataclasses.replace(super().complete(request), usage=dict(USAGE))
+
+
+@pytest.fixture
+def budget(redis_url: str) -> Iterator[Budget]:
+    client = redis.Redis.from_url(redis_url)
+    prefix = f"evidex-test-{uuid.uuid4().hex[:8]}:budget"
+    yield Budget(client, 10**8, prefix=prefix)
+    for key in client.scan_iter(match=f"{prefix}*"):
+        client.delete(key)
+    client.close()
+
+
+def submit(jobs: MemoryJobStore, blobs: MemoryBlobStore, tenant: str, **options: Any) -> Job:
+    data = document_text(range(12, 14)).encode()
+    job_id = new_job_id()
+    key = f"{tenant}/{job_id}/document"
+    blobs.put(key, data, "text/plain")
+    job = Job(
+        id=job_id,
+        tenant=tenant,
+        filename="supply.txt",
+        media_type="text/plain",
+        size=len(data),
+        sha256="0" * 64,
+        schema_name="supply",
+        custom_schema=SCHEMA_JSON,
+        options=JobOptions(**options),
+        document_key=key,
+    )
+    return jobs.create(job)
+
+
+def test_a_job_reserves_every_planned_call_and_settles_their_summed_usage(budget: Budget):
+    tenant = "t-" + uuid.uuid4().hex[:8]
+    llm = MeteredReader(budget, tenant)
+    jobs, blobs = MemoryJobStore(), MemoryBlobStore()
+    settings = WorkerSettings(monthly_token_budget=10**8, max_output_tokens=2_000)
+    deps = Deps(jobs=jobs, blobs=blobs, settings=settings, make_llm=lambda _: llm, budget=budget)
+    job = submit(jobs, blobs, tenant, context_tokens=4_000)
+
+    process(job.id, deps)
+
+    done = jobs.get(job.id)
+    assert done is not None and done.status is JobStatus.SUCCEEDED, done.error
+    calls, extra = planned_calls(document(range(12, 14)), SCHEMA, ContextBudget(4_000, 2_000))
+    windowed = settings.model_copy(update={"context_tokens": 4_000})
+    bound = job_upper_bound([(c.prompt, c.schema) for c in calls], windowed, extra)
+    assert len(calls) >= 2 and extra == 3
+    assert bound > sum(len(c.prompt.user.encode()) for c in calls) + 3 * 4_000
+    assert llm.used_during == [bound] * len(llm.requests)  # one reservation, held by every call
+    assert len(llm.requests) == len(calls) + 1  # the planned calls and one list continuation
+    assert budget.used(tenant) == USAGE["total_tokens"] * len(llm.requests)
+    result = blobs.get(result_key(done)).decode()
+    assert '"context_tokens"' not in result and '"window_tokens": 4000' in result
