@@ -103,6 +103,13 @@ _COUNTS = (
 
 # Ordered: the first rule that matches a leaf of its types decides.
 RULES: tuple[KindRule, ...] = (
+    # a clause or a passage about something is text, not that thing ("currency_clause")
+    _rule(
+        None,
+        _STR,
+        r"clause|clauses|provision|provisions|wording|excerpt|passage|summary|description|"
+        r"notes?|comments?|remarks?|klausel|bestimmung|clausula|disposition",
+    ),
     _rule("email", _STR, r"e_?mail[a-z]*|mail|courriel|correo(?:_electronico)?"),
     _rule(
         "phone",
