@@ -33,6 +33,11 @@ class WorkerSettings(Settings):
         "retries (doubled each attempt, jittered, capped at 600 s).",
     )
     worker_concurrency: int = Field(default=16, ge=1)
+    # Leases, heartbeat, sweeper (evidex/workers/leases.py, sweeper.py): a dead worker's jobs are
+    # sent again within about lease_ttl_s + sweep_interval_s.
+    lease_ttl_s: float = Field(default=30.0, ge=1.0)
+    heartbeat_s: float = Field(default=5.0, gt=0)
+    sweep_interval_s: float = Field(default=5.0, gt=0)
     monthly_token_budget: int | None = Field(
         default=None, description="Per tenant and calendar month, in tokens; unset: no budget."
     )
