@@ -59,8 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"bench.chaos: {config.jobs} jobs, {config.workers} workers x {config.concurrency} "
         f"threads, model {config.latency_s} s, {config.p500:.0%} HTTP 500, {config.phang:.0%} "
-        f"hangs; a kill every {config.kill_every_s:.0f} s (at most {config.max_kills}), one "
-        f"Redis restart; lease {lease:.0f} s"
+        f"hangs; a kill every {config.kill_every_s:.0f} s (at most {config.max_kills}), "
+        f"{'one' if config.redis_restart_after_s else 'no'} Redis restart; lease {lease:.0f} s"
     )
     outcome = run_chaos(config)
     figures = summary(outcome)
@@ -76,6 +76,12 @@ def main(argv: list[str] | None = None) -> int:
             "time to recover after a kill (kill -> last of its jobs ended): "
             f"p50 {statistics.median(recover):.1f} s, max {max(recover):.1f} s "
             f"({', '.join(f'{r:.1f}' for r in recover)})"
+        )
+    taken = sorted(outcome.taken_over_s())
+    if taken:
+        print(
+            "time until a killed worker's jobs run again elsewhere: "
+            f"p50 {statistics.median(taken):.1f} s, max {max(taken):.1f} s"
         )
     print(
         f"model: {figures['model_requests']} requests, {figures['model_200']} answered 200 "

@@ -259,6 +259,23 @@ class ChaosOutcome:
                 times.append(max(known) - kill.at)
         return times
 
+    def taken_over_s(self) -> list[float]:
+        """Per kill that held jobs: seconds from the kill until the last of them was running
+        again on another worker (lease expiry + sweep + delivery: the part leases decide)."""
+        times = []
+        for kill in self.kills:
+            starts = [_running_after(self.jobs[j], kill.at) for j in kill.jobs if j in self.jobs]
+            known = [s for s in starts if s is not None]
+            if kill.jobs and len(known) == len(kill.jobs):
+                times.append(max(known) - kill.at)
+        return times
+
+
+def _running_after(job: Job, at: float) -> float | None:
+    starts = [e.at.timestamp() for e in job.events if e.status is JobStatus.RUNNING]
+    later = [s for s in starts if s > at]
+    return min(later) if later else None
+
 
 def _final_at(job: Job) -> float | None:
     finals = [e.at for e in job.events if e.status.final]

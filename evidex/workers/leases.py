@@ -77,6 +77,21 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """
 
+# KEYS: a broker queue list. ARGV: a task id. Moves the newest message of that task to the end
+# the workers pop next (kombu's Redis transport LPUSHes new messages and BRPOPs from the right).
+_TO_FRONT = """
+local needle = '"id": "' .. ARGV[1] .. '"'
+local items = redis.call('LRANGE', KEYS[1], 0, -1)
+for i = 1, #items do
+  if string.find(items[i], needle, 1, true) then
+    redis.call('LREM', KEYS[1], 1, items[i])
+    redis.call('RPUSH', KEYS[1], items[i])
+    return 1
+  end
+end
+return 0
+"""
+
 _DOWN = (redis.ConnectionError, redis.TimeoutError, redis.ReadOnlyError, StoreUnavailable)
 
 
@@ -133,6 +148,7 @@ class Leases:
         self.clock = clock
         self._confirm = client.register_script(_CONFIRM)
         self._release = client.register_script(_RELEASE)
+        self._to_front = client.register_script(_TO_FRONT)
         self._held: set[str] = set()
         self._lost: set[str] = set()
         self._lock = threading.Lock()
@@ -261,6 +277,11 @@ class Leases:
     def due_at(self, job_id: str) -> float | None:
         score = self.client.zscore(self.due_key, job_id)
         return None if score is None else float(score)
+
+    def to_front(self, queue_key: str, job_id: str) -> bool:
+        """Move the job's newest message in the broker list ``queue_key`` to be taken next: a
+        job sent again has waited its turn once already."""
+        return bool(self._to_front(keys=[queue_key], args=[job_id]))
 
     def try_sweep(self, hold_s: float) -> bool:
         """Whether this worker may sweep now (one sweeper at a time, for ``hold_s``)."""

@@ -18,7 +18,8 @@ has passed and decides, for each::
       prefetch, or a retry the broker
       never got)
 
-Sending again is always safe: the job's compare-and-set state and its lease decide what a
+A job sent again goes to the front of the queue (it waited its turn once already). Sending
+again is always safe: the job's compare-and-set state and its lease decide what a
 delivery does, so an extra message is a no-op. With the defaults (30 s lease, 5 s heartbeat,
 5 s sweep) the jobs of a worker that was SIGKILLed are sent again at most ~35 s after the kill;
 the broker's visibility timeout (an hour) remains the backstop for everything else.
@@ -189,9 +190,13 @@ def upkeep_step(deps: Callable[[], Deps]) -> type[bootsteps.StartStopStep]:
             app: Celery = parent.app
             options = app.conf.broker_transport_options or {}
             queue_key = str(options.get("global_keyprefix", "")) + app.conf.task_default_queue
-            self.upkeep = Upkeep(
-                built, built.leases, lambda job_id: enqueue_job(app, job_id), queue_key
-            ).start()
+            leases = built.leases
+
+            def send(job_id: str) -> None:
+                enqueue_job(app, job_id)
+                leases.to_front(queue_key, job_id)  # it has waited its turn once already
+
+            self.upkeep = Upkeep(built, leases, send, queue_key).start()
 
         def stop(self, parent: Any) -> None:
             if self.upkeep is not None:

@@ -177,6 +177,23 @@ def test_the_sweeper_sends_exactly_the_jobs_nobody_runs_or_holds(
     assert sweep(store, leases, sent.append, set) == {}  # nothing more until then
 
 
+def test_a_job_sent_again_is_moved_to_the_end_workers_take_next(
+    client: redis.Redis, prefix: str
+) -> None:
+    leases = Leases(client, prefix)
+    queue = f"{prefix}:queue"
+
+    def message(task_id: str) -> str:
+        return json.dumps({"headers": {"id": task_id, "root_id": task_id}, "body": ""})
+
+    for task_id in ("job_resent", "job_b", "job_resent-webhook", "job_c"):
+        client.lpush(queue, message(task_id))  # as kombu publishes: newest on the left
+    assert leases.to_front(queue, "job_resent") is True
+    assert client.rpop(queue) == message("job_resent").encode()  # BRPOP takes it next
+    assert leases.to_front(queue, "job_missing") is False
+    assert client.llen(queue) == 3
+
+
 def test_the_heartbeat_pushes_the_jobs_its_worker_runs_or_holds(
     client: redis.Redis, prefix: str
 ) -> None:

@@ -267,14 +267,17 @@ def slow_calls(*workers: Worker) -> int:
     return sum(w.log.read_text(errors="replace").count(SLOW_CALL) for w in workers)
 
 
+SLOW_MACHINE_S = 300.0  # an upper bound for "eventually" on a loaded machine, not a timing
+
+
 def wait_until(condition: object, what: str, workers: list[Worker]) -> None:
-    deadline = time.monotonic() + TIMEOUT_S
+    deadline = time.monotonic() + SLOW_MACHINE_S
     while time.monotonic() < deadline:
         if callable(condition) and condition():
             return
         time.sleep(0.1)
     logs = "\n---\n".join(w.output() for w in workers)
-    raise AssertionError(f"{what} did not happen within {TIMEOUT_S} s\n{logs}")
+    raise AssertionError(f"{what} did not happen within {SLOW_MACHINE_S} s\n{logs}")
 
 
 def all_final(env: Env, ids: list[str], workers: list[Worker]) -> dict[str, Job]:
@@ -322,7 +325,7 @@ def test_sigterm_finishes_the_running_jobs_and_leaves_the_rest_queued(
         ids = [submit(env).id for _ in range(7)]
         wait_until(lambda: slow_calls(first) >= 4, "four model calls in flight", workers)
         first.process.send_signal(signal.SIGTERM)  # as `docker stop` or systemd does
-        first.process.wait(timeout=TIMEOUT_S)
+        first.process.wait(timeout=SLOW_MACHINE_S)
         ran = {i for i in ids if (j := env.jobs.get(i)) and j.status is not JobStatus.QUEUED}
         for job_id in ran:  # what it had started, it finished
             job = env.jobs.get(job_id)
@@ -351,7 +354,7 @@ def test_a_rolling_restart_under_load_loses_nothing_and_runs_nothing_twice(
             old = workers[n]
             wait_until(lambda old=old: slow_calls(old) >= 1, "a model call", workers)
             old.process.send_signal(signal.SIGTERM)
-            old.process.wait(timeout=TIMEOUT_S)
+            old.process.wait(timeout=SLOW_MACHINE_S)
             workers.append(Worker(env, f"w{n}b", tmp_path / f"w{n}b.log", **slow))
         final = all_final(env, ids, workers[2:])
         for job in final.values():
