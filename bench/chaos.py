@@ -4,7 +4,7 @@
     PYTHONPATH=. .venv/bin/python -m bench.chaos --lease-ttl 10 --heartbeat 1 --sweep 1
     # one worker with six model calls in flight, SIGKILLed, a fresh worker started:
     PYTHONPATH=. .venv/bin/python -m bench.chaos --jobs 6 --workers 1 --concurrency 6 \
-        --latency 15 --max-kills 1 --redis-restart-after 0
+        --latency 8 --max-kills 1 --redis-restart-after 0
 
 The scenario of ``tests/chaos.py`` (the same one the suite checks): a private Redis with AOF,
 ``--workers`` ``evidex worker`` processes, ``--jobs`` invoices, a model with ``--latency``
