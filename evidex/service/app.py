@@ -24,12 +24,15 @@ from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
+from redis import Redis as SyncRedis
 from redis.asyncio import Redis
 
 from evidex import __version__
 from evidex.schemas import ConfigError
 from evidex.service.auth import current_tenant, require_api_key
 from evidex.service.catalog import SchemasController
+from evidex.service.decisions import DecisionLock, local_lock, redis_lock
+from evidex.service.drain import drain_unread_body
 from evidex.service.health import HealthController
 from evidex.service.jobs import JobsController, JobSubmission
 from evidex.service.problems import exception_handlers
@@ -55,13 +58,16 @@ def create_app(
     redis: Redis | None = None,
     worker_check: WorkerCheck | None = None,
     limiter: RateLimiter | None = None,
+    decision_lock: DecisionLock = local_lock,
 ) -> Litestar:
     """The app over the given parts. Without ``redis`` the rate limit counts in memory and
     ``/readyz`` skips the Redis check; without ``worker_check`` it skips the worker check."""
     if limiter is None:
         limit = settings.rate_limit_per_minute
         limiter = MemoryRateLimiter(limit) if redis is None else RedisRateLimiter(redis, limit)
-    services = Services(settings, job_store, blob_store, enqueue, limiter, redis, worker_check)
+    services = Services(
+        settings, job_store, blob_store, enqueue, limiter, redis, worker_check, decision_lock
+    )
     upload = Router(
         path="/",
         route_handlers=[JobSubmission],
@@ -85,6 +91,7 @@ def create_app(
         dependencies={"services": Provide(provide_services, sync_to_thread=False)},
         state=State({"services": services}),
         exception_handlers=exception_handlers,
+        middleware=[drain_unread_body],  # errors reach clients still sending a body: drain.py
         request_max_body_size=SMALL_BODY,
         on_shutdown=[disconnect_redis],
         logging_config=None,  # logging belongs to the process (``evidex serve``), not the app
@@ -141,4 +148,5 @@ def production_app(settings: ServiceSettings | None = None) -> Litestar:
         enqueue=enqueue,
         redis=redis,
         worker_check=live_workers,
+        decision_lock=redis_lock(SyncRedis.from_url(settings.redis_url, socket_timeout=5.0)),
     )

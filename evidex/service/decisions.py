@@ -21,35 +21,45 @@ address, duration              an object of that type's keys
 anything else                  a non-empty string
 =============================  ====================================================
 
-Writes are a read-modify-write of one small blob under a process-wide lock: concurrent
-decisions in one API process never lose each other. The blob store has no compare-and-set, so
-two API processes deciding on the same job in the same instant can (the last write wins).
+Writes are a read-modify-write of one small blob under a lock per job. The blob stores (local
+files, S3) have no compare-and-set, so the lock is held in Redis when the service runs on Redis
+(:func:`redis_lock`; redis-py's ``Lock``: ``SET NX PX`` with a token, released only by its
+holder): any number of API processes deciding on one job at the same instant lose none of it.
+Without Redis (tests, the demo) it is a lock of this process (:func:`local_lock`). A lock that
+cannot be had within ``LOCK_WAIT_S`` is ``store_unavailable`` (503, retry).
 """
 
 from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import date, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, cast
 
+import redis
 from pydantic import BaseModel, Field, ValidationError
+from redis.exceptions import LockError, RedisError
 
 from evidex.schemas import Address, Amount, Duration, FieldResult, LeafSpec, Status
 from evidex.service.problems import ApiError
 from evidex.workers.jobs import Job, now
-from evidex.workers.stores import BlobNotFound, BlobStore
+from evidex.workers.stores import BlobNotFound, BlobStore, StoreUnavailable
 
 __all__ = [
     "Action",
     "Decision",
+    "DecisionLock",
     "Decisions",
     "decide",
     "decisions_key",
     "load_decisions",
+    "local_lock",
     "parse_request",
     "record_decision",
+    "redis_lock",
 ]
 
 MAX_NOTE = 2000
@@ -57,6 +67,10 @@ MAX_TEXT = 10_000
 NUMBER_KINDS = frozenset({"number", "percentage", "years", "integer"})
 _OBJECT_KINDS: dict[str, type[BaseModel]] = {"address": Address, "duration": Duration}
 _LOCK = threading.Lock()
+LOCK_HOLD_S, LOCK_WAIT_S = 30.0, 10.0
+
+DecisionLock = Callable[[str], AbstractContextManager[object]]
+"""A lock for one key (``decisions_key``): held while a decision is added."""
 
 
 class Action(StrEnum):
@@ -105,15 +119,37 @@ def load_decisions(blobs: BlobStore, job: Job) -> Decisions:
     return Decisions.model_validate_json(raw)
 
 
-def record_decision(blobs: BlobStore, job: Job, decision: Decision) -> Decisions:
-    """Add ``decision`` (it replaces the field's latest) and store the file."""
-    with _LOCK:
-        current = load_decisions(blobs, job)
-        current.decisions[decision.path] = decision
-        current.history.append(decision)
-        blobs.put(
-            decisions_key(job), current.model_dump_json(indent=2).encode(), "application/json"
+def local_lock(key: str) -> AbstractContextManager[object]:
+    """One lock for this process (decisions are rare; no need for one per job)."""
+    return _LOCK
+
+
+def redis_lock(client: redis.Redis) -> DecisionLock:
+    """A lock per job held in Redis, shared by every API process on that Redis."""
+
+    def lock(key: str) -> AbstractContextManager[object]:
+        name = f"evidex:lock:{key}"
+        return cast(
+            AbstractContextManager[object],
+            client.lock(name, timeout=LOCK_HOLD_S, blocking_timeout=LOCK_WAIT_S),
         )
+
+    return lock
+
+
+def record_decision(
+    blobs: BlobStore, job: Job, decision: Decision, lock: DecisionLock = local_lock
+) -> Decisions:
+    """Add ``decision`` (it replaces the field's latest) and store the file, under ``lock``."""
+    key = decisions_key(job)
+    try:
+        with lock(key):
+            current = load_decisions(blobs, job)
+            current.decisions[decision.path] = decision
+            current.history.append(decision)
+            blobs.put(key, current.model_dump_json(indent=2).encode(), "application/json")
+    except (LockError, RedisError) as exc:
+        raise StoreUnavailable(f"the decision could not be saved now ({exc})") from exc
     return current
 
 

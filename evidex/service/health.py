@@ -1,7 +1,9 @@
 """``/healthz`` (the process is up) and ``/readyz`` (it can take and run jobs). Both public.
 
-Ready means: Redis answers PING (job records, the queue and rate limits live there) and at least
-one Celery worker answers. A check that is not configured (no Redis client, no worker check: the
+Ready means: Redis answers PING (job records, the queue and rate limits live there), at least
+one Celery worker answers, and the blob store (documents and results) answers; each check has
+``CHECK_TIMEOUT_S`` and the 503 body names every one that failed (``checks``).
+A check that is not configured (no Redis client, no worker check: the
 in-memory set-up of tests and demos) is reported ``skipped`` and does not fail readiness.
 """
 
@@ -20,6 +22,7 @@ from evidex.service.views import Readiness
 __all__ = ["HealthController", "readiness"]
 
 log = logging.getLogger(__name__)
+CHECK_TIMEOUT_S = 3.0
 
 
 async def readiness(services: Services) -> dict[str, str]:
@@ -37,13 +40,29 @@ async def readiness(services: Services) -> dict[str, str]:
         checks["workers"] = "skipped"
     else:
         try:
-            workers = await anyio.to_thread.run_sync(services.worker_check)
+            with anyio.fail_after(CHECK_TIMEOUT_S):
+                workers = await anyio.to_thread.run_sync(
+                    services.worker_check, abandon_on_cancel=True
+                )
+        except TimeoutError:  # the broker is down and its client keeps retrying
+            workers = []
+            checks["workers"] = f"failed: no answer within {CHECK_TIMEOUT_S:.0f} s"
         except Exception as exc:  # a broker error is reported, not raised
             workers, checks["workers"] = [], f"failed: {exc}"
         else:
             checks["workers"] = (
                 f"ok: {len(workers)} live" if workers else "failed: no worker answered"
             )
+    try:
+        with anyio.fail_after(CHECK_TIMEOUT_S):
+            await anyio.to_thread.run_sync(
+                services.blob_store.exists, "readyz-probe", abandon_on_cancel=True
+            )
+        checks["blobs"] = "ok"
+    except TimeoutError:
+        checks["blobs"] = f"failed: no answer within {CHECK_TIMEOUT_S:.0f} s"
+    except Exception as exc:  # S3 down, denied, a missing bucket: named, not raised
+        checks["blobs"] = f"failed: {exc}"
     return checks
 
 

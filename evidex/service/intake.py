@@ -18,7 +18,9 @@ Idempotency: with an ``Idempotency-Key`` the job store's atomic ``create`` retur
 first job for that key; this request's blob is then removed, nothing is enqueued, and the caller
 gets that job (``created=False``). The same key with a different document, schema or options is
 ``idempotency_conflict`` (409). If enqueueing fails, the job and its document are removed again
-(``queue_unavailable``, 503), so a retry with the same key starts afresh.
+(``queue_unavailable``, 503), so a retry with the same key starts afresh; when the job store
+cannot be reached the document is removed too (``store_unavailable``, 503): nothing is half-written.
+Both answer ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -168,7 +170,11 @@ def submit(services: Services, tenant: str, sent: Submission) -> tuple[Job, bool
         idempotency_key=key,
     )
     services.blob_store.put(job.document_key, sent.data, found.media_type)
-    stored = services.job_store.create(job)
+    try:
+        stored = services.job_store.create(job)
+    except BaseException:  # Redis is down (503 store_unavailable): keep no orphan document
+        services.blob_store.delete(job.document_key)
+        raise
     if stored.id != job.id:
         services.blob_store.delete(job.document_key)
         same = (stored.sha256, stored.schema_name, stored.custom_schema, stored.options) == (

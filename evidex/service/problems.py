@@ -48,6 +48,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 TYPE_PREFIX = "urn:evidex:problem:"
+RETRY_AFTER_S = "5"  # seconds, on every 503: Redis, the queue or storage is away for now
 
 
 @dataclass(frozen=True)
@@ -181,7 +182,10 @@ def _from_form_parsing(exc: Exception) -> bool:
 
 def _handle(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:
     if isinstance(exc, ApiError):
-        return problem_response(exc.code, exc.detail, headers=exc.headers, checks=exc.checks)
+        headers = exc.headers
+        if PROBLEMS[exc.code].status == 503:  # unavailable for now: say when to come back
+            headers = {"Retry-After": RETRY_AFTER_S, **headers}
+        return problem_response(exc.code, exc.detail, headers=headers, checks=exc.checks)
     if isinstance(exc, EvidexError):
         known = exc.code in PROBLEMS
         status = None if known else 422 if isinstance(exc, InputError) else 500
@@ -189,7 +193,9 @@ def _handle(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[st
     if isinstance(exc, StoreUnavailable):
         log.warning("store unavailable: %s", exc)
         return problem_response(
-            "store_unavailable", f"storage cannot be reached now ({exc}); retry in a moment"
+            "store_unavailable",
+            f"storage cannot be reached now ({exc}); nothing was kept, retry in a moment",
+            headers={"Retry-After": RETRY_AFTER_S},
         )
     if isinstance(exc, BlobNotFound):
         return problem_response("not_found", "the job's stored files are gone (expired?)")

@@ -189,7 +189,7 @@ class ReviewController(Controller):
         if field is None:
             raise ApiError("field_not_found", f"the result has no field {field_path!r}")
         decision = decide(field_path, field, spec_for(_specs(job), field_path), data, _who(request))
-        record_decision(services.blob_store, job, decision)
+        record_decision(services.blob_store, job, decision, services.decision_lock)
         return decision
 
     @get(

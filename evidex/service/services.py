@@ -14,6 +14,7 @@ from litestar.datastructures import State
 from litestar.di import NamedDependency
 from redis.asyncio import Redis
 
+from evidex.service.decisions import DecisionLock, local_lock
 from evidex.service.ratelimit import RateLimiter
 from evidex.service.settings import ServiceSettings
 from evidex.workers.stores import BlobStore, JobStore
@@ -43,6 +44,7 @@ class Services:
     limiter: RateLimiter
     redis: Redis | None = None
     worker_check: WorkerCheck | None = None
+    decision_lock: DecisionLock = local_lock  # redis_lock(...) when API processes share Redis
 
     def __repr__(self) -> str:  # the settings hold no secrets in clear, but keep logs short
         return f"Services(job_store={self.job_store!r}, blob_store={self.blob_store!r})"

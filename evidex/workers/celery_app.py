@@ -47,7 +47,9 @@ from evidex.extractors.document import ParsedDocument
 from evidex.extractors.llm.base import LLMBackend
 from evidex.extractors.settings import Settings
 from evidex.schemas import ConfigError
+from evidex.workers.broker import TRANSPORT
 from evidex.workers.budget import Budget
+from evidex.workers.leases import check_lease_settings, make_leases
 from evidex.workers.runner import (
     RETRY_CAP_S,
     Deps,
@@ -59,6 +61,7 @@ from evidex.workers.runner import (
 from evidex.workers.settings import WorkerSettings
 from evidex.workers.shared import SharedLLMs
 from evidex.workers.stores import BlobStore, JobStore
+from evidex.workers.sweeper import upkeep_step
 from evidex.workers.tasks import WEBHOOK_CAP_S, enqueue_webhook, register_tasks
 
 __all__ = ["QUEUE", "ProcessParsing", "build_deps", "check_settings", "make_celery"]
@@ -75,6 +78,7 @@ def check_settings(settings: WorkerSettings) -> None:
         )
     longest_delay = max(RETRY_CAP_S, WEBHOOK_CAP_S)
     needed = hard + longest_delay
+    check_lease_settings(settings.lease_ttl_s, settings.heartbeat_s, settings.sweep_interval_s)
     if settings.visibility_timeout_s <= needed:
         raise ConfigError(
             f"EVIDEX_VISIBILITY_TIMEOUT_S={settings.visibility_timeout_s} is too short: it must "
@@ -91,6 +95,7 @@ def make_celery(settings: WorkerSettings, deps: Callable[[Celery], Deps] | None 
     app = Celery("evidex", set_as_current=False)
     app.conf.update(
         broker_url=settings.redis_url,
+        broker_transport=TRANSPORT,  # kombu's Redis transport, surviving a Redis restart
         broker_connection_retry_on_startup=True,
         broker_transport_options={"visibility_timeout": settings.visibility_timeout_s},
         broker_pool_limit=max(10, settings.worker_concurrency),
@@ -122,6 +127,7 @@ def make_celery(settings: WorkerSettings, deps: Callable[[Celery], Deps] | None 
         return built[0]
 
     register_tasks(app, get)
+    app.steps["worker"].add(upkeep_step(get))  # heartbeat and sweeper: see sweeper.py
     return app
 
 
@@ -142,14 +148,16 @@ def build_deps(
     budget = None
     if settings.monthly_token_budget is not None:
         budget = Budget.from_url(settings.redis_url, settings.monthly_token_budget)
+    jobs = jobs or make_job_store(settings)
     return Deps(
-        jobs=jobs or make_job_store(settings),
+        jobs=jobs,
         blobs=blobs or make_blob_store(settings),
         settings=settings,
         make_llm=SharedLLMs(llm_factory),
         parse=parse or ProcessParsing(settings.parse_processes, settings.parse_tasks_per_process),
         budget=budget,
         on_final=partial(enqueue_webhook, app),
+        leases=make_leases(jobs, settings),
     )
 
 

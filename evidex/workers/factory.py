@@ -29,4 +29,8 @@ def make_job_store(settings: WorkerSettings) -> JobStore:
     """Job records in the Redis at ``redis_url``, kept ``job_retention_s`` after each write."""
     from evidex.workers.jobstore_redis import RedisJobStore
 
-    return RedisJobStore.from_url(settings.redis_url, retention_s=settings.job_retention_s)
+    return RedisJobStore.from_url(
+        settings.redis_url,
+        retention_s=settings.job_retention_s,
+        due_after_s=settings.lease_ttl_s,  # the sweeper sends a job no worker took (sweeper.py)
+    )

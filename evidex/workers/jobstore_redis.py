@@ -5,6 +5,8 @@ Key layout (``prefix`` defaults to ``"evidex"``)::
     {prefix}:job:{id}                 string  the Job as JSON; TTL = retention, reset on every write
     {prefix}:tenant:{tenant}:jobs     zset    job ids scored by created_at (µs since the epoch)
     {prefix}:idem:{tenant}:{key}      string  the id of the tenant's first job for Idempotency-Key
+    {prefix}:due                      zset    with ``due_after_s``: a new job's id, scored by the
+                                              time its task must have been taken (leases.py)
 
 Every write refreshes the TTL of the record, of its idempotency key and of the tenant index, so a
 finished job lives ``retention_s`` from its last transition and the index outlives its records.
@@ -25,6 +27,7 @@ Connection failures and timeouts become ``StoreUnavailable``. The scripts touch 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar, cast
@@ -41,6 +44,7 @@ from evidex.workers.jobstore_base import (
     page,
     score,
 )
+from evidex.workers.leases import due_key
 from evidex.workers.stores import StoreUnavailable
 
 __all__ = ["RedisJobStore"]
@@ -61,6 +65,7 @@ if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ttl) then
 end
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
 redis.call('EXPIRE', KEYS[2], ttl)
+if ARGV[6] ~= '' then redis.call('ZADD', ARGV[6], ARGV[7], ARGV[4]) end
 return {1, ARGV[1]}
 """
 
@@ -79,24 +84,35 @@ def _translated() -> Iterator[None]:
 
 class RedisJobStore:
     def __init__(
-        self, client: redis.Redis, prefix: str = "evidex", retention_s: int = _WEEK
+        self,
+        client: redis.Redis,
+        prefix: str = "evidex",
+        retention_s: int = _WEEK,
+        due_after_s: float | None = None,
     ) -> None:
         if retention_s < 1:
             raise ValueError(f"retention_s must be at least 1 second, not {retention_s}")
         self.client = client
         self.prefix = prefix
         self.retention_s = int(retention_s)
+        self.due_after_s = due_after_s  # None: no due index (no sweeper watches these jobs)
         self._create = client.register_script(_CREATE)
 
     @classmethod
     def from_url(
-        cls, url: str, *, prefix: str = "evidex", retention_s: int = _WEEK, **redis_kwargs: Any
+        cls,
+        url: str,
+        *,
+        prefix: str = "evidex",
+        retention_s: int = _WEEK,
+        due_after_s: float | None = None,
+        **redis_kwargs: Any,
     ) -> RedisJobStore:
         """A store on a new client for ``url``; ``redis_kwargs`` go to ``redis.Redis``."""
         redis_kwargs.setdefault("socket_connect_timeout", 5.0)
         redis_kwargs.setdefault("socket_timeout", 5.0)
         client = redis.Redis.from_url(url, **redis_kwargs)
-        return cls(client, prefix=prefix, retention_s=retention_s)
+        return cls(client, prefix=prefix, retention_s=retention_s, due_after_s=due_after_s)
 
     def _job_key(self, job_id: str) -> str:
         return f"{self.prefix}:job:{job_id}"
@@ -119,7 +135,11 @@ class RedisJobStore:
         if job.idempotency_key:
             keys.append(self._idem_key(job.tenant, job.idempotency_key))
         record_json, created = job.model_dump_json(), score(job.created_at)
-        args: list[str | int] = [record_json, self.retention_s, created, job.id, self._job_key("")]
+        args: list[str | int | float] = [
+            record_json, self.retention_s, created, job.id, self._job_key(""), "", 0
+        ]  # fmt: skip
+        if self.due_after_s is not None:
+            args[5:] = [due_key(self.prefix), time.time() + self.due_after_s]
         with _translated():
             outcome, record = self._create(keys=keys, args=args)
         if int(outcome) == 2:

@@ -24,6 +24,7 @@ soft limit is enforced here: parsing gets what is left of it, no model call star
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import random
@@ -45,6 +46,7 @@ from evidex.schemas import ConfigError, EvidexError, SchemaDef
 from evidex.schemas.errors import InputError, RunError
 from evidex.workers.budget import Budget, BudgetUnavailable, job_upper_bound, tokens_used
 from evidex.workers.jobs import Job, JobError, JobStatus
+from evidex.workers.leases import Leases
 from evidex.workers.settings import WorkerSettings
 from evidex.workers.shared import extraction_schema
 from evidex.workers.stores import BlobNotFound, BlobStore, JobStore, StoreUnavailable
@@ -138,6 +140,7 @@ class Deps:
     budget: Budget | None = None  # None: no budget (EVIDEX_MONTHLY_TOKEN_BUDGET unset)
     on_final: Callable[[Job], None] | None = None  # the job ended and has a webhook_url
     rand: Callable[[], float] = random.random
+    leases: Leases | None = None  # None: no leases (memory stores); see leases.py
 
 
 def process(job_id: str, deps: Deps) -> None:
@@ -186,6 +189,9 @@ def _start(job_id: str, deps: Deps) -> Job | None:
 
 
 def _run(job: Job, deps: Deps, deadline: float) -> str:
+    stored = _stored_result(job, deps)
+    if stored is not None:
+        return stored
     settings = _job_settings(job, deps.settings)
     schema = extraction_schema(job)  # built once per worker (evidex.workers.shared)
     data = deps.blobs.get(job.document_key)
@@ -214,6 +220,19 @@ def _run(job: Job, deps: Deps, deadline: float) -> str:
     deps.blobs.put(key, result.to_json().encode(), "application/json")
     if metered:
         _settle(job, deps, tokens_used(result.trace.usage))
+    return key
+
+
+def _stored_result(job: Job, deps: Deps) -> str | None:
+    """The result key when an earlier attempt stored the result but could not record the outcome
+    (Redis went away, the worker died): that attempt's model call is not made, nor billed, again."""
+    key = result_key(job)
+    if not deps.blobs.exists(key):
+        return None
+    log.warning("job %s: the result of an earlier attempt is stored; finishing with it", job.id)
+    if deps.budget is not None:
+        usage = json.loads(deps.blobs.get(key)).get("trace", {}).get("usage", {})
+        _settle(job, deps, tokens_used(usage))
     return key
 
 

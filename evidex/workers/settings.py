@@ -49,6 +49,11 @@ class WorkerSettings(Settings):
         description="Documents a parser process reads before it is replaced (bounds its memory; "
         "starting one costs about a second of CPU, so not too often).",
     )
+    # Leases, heartbeat, sweeper (evidex/workers/leases.py, sweeper.py): a dead worker's jobs are
+    # sent again within about lease_ttl_s + sweep_interval_s.
+    lease_ttl_s: float = Field(default=30.0, ge=1.0)
+    heartbeat_s: float = Field(default=5.0, gt=0)
+    sweep_interval_s: float = Field(default=5.0, gt=0)
     monthly_token_budget: int | None = Field(
         default=None, description="Per tenant and calendar month, in tokens; unset: no budget."
     )

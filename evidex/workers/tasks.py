@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 
 import httpx
 from celery import Celery, Task
 
+from evidex.extractors.llm.base import LLMBackend
+from evidex.extractors.settings import Settings
 from evidex.workers.jobs import Job
+from evidex.workers.leases import FencedBlobs, FencedBudget, FencedJobs, LeaseLost, Leases
 from evidex.workers.runner import STORE_DOWN, Deps, RetryJob, backoff, process
 from evidex.workers.webhooks import TIMEOUT_S, notify
 
@@ -26,6 +30,7 @@ __all__ = [
     "enqueue_job",
     "enqueue_webhook",
     "register_tasks",
+    "run_leased",
 ]
 
 log = logging.getLogger(__name__)
@@ -41,9 +46,15 @@ def register_tasks(app: Celery, deps: Callable[[], Deps]) -> None:
 
     @app.task(name=RUN_JOB, bind=True, max_retries=None, ignore_result=True, shared=False)
     def run_job(self: Task[[str], None], job_id: str) -> None:
+        d = deps()
         try:
-            process(job_id, deps())
+            if d.leases is None:
+                process(job_id, d)
+            else:
+                run_leased(job_id, d, d.leases)
         except RetryJob as retry:
+            if d.leases is not None:  # the sweeper sends it again if this retry never arrives
+                d.leases.set_due(job_id, retry.delay_s + d.leases.ttl_s)
             raise self.retry(countdown=retry.delay_s) from None
         except STORE_DOWN as exc:  # not even the outcome could be recorded: deliver again later
             log.warning("job %s: a store is unavailable (%s); retrying", job_id, exc)
@@ -63,6 +74,32 @@ def register_tasks(app: Celery, deps: Callable[[], Deps]) -> None:
             )
         if again:
             raise self.retry(countdown=backoff(attempt, WEBHOOK_BASE_S, WEBHOOK_CAP_S, d.rand))
+
+
+def run_leased(job_id: str, deps: Deps, leases: Leases) -> None:
+    """:func:`process` holding the job's lease, writing through fenced stores; a delivery of a
+    job another worker holds a live lease on does nothing (the other worker owns its outcome)."""
+    with leases.hold(job_id) as ours:
+        if not ours:
+            log.info("job %s is running on another worker; this delivery does nothing", job_id)
+            return
+        inner = deps.make_llm
+
+        def make_llm(settings: Settings) -> LLMBackend:
+            leases.confirm(job_id)  # right before the budget reservation and the model call
+            return inner(settings)
+
+        fenced = replace(
+            deps,
+            jobs=FencedJobs(deps.jobs, leases, job_id),
+            blobs=FencedBlobs(deps.blobs, leases, job_id),
+            budget=None if deps.budget is None else FencedBudget(deps.budget, leases, job_id),
+            make_llm=make_llm,
+        )
+        try:
+            process(job_id, fenced)
+        except LeaseLost:
+            log.warning("job %s: another worker took it over; this run stops", job_id)
 
 
 def enqueue_job(app: Celery, job_id: str) -> None:

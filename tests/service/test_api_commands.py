@@ -120,7 +120,7 @@ def test_production_app_wires_redis_stores_celery_and_readiness(
         assert client.get(f"/v1/jobs/{job_id}", headers=auth).json()["status"] == "queued"
         ready = client.get("/readyz")
         assert ready.status_code == 200
-        assert ready.json()["checks"] == {"redis": "ok", "workers": "ok: 1 live"}
+        assert ready.json()["checks"] == {"redis": "ok", "workers": "ok: 1 live", "blobs": "ok"}
         celery_modules["workers"].clear()
         problem(client.get("/readyz"), 503, "not_ready")
         assert client.delete(f"/v1/jobs/{job_id}", headers=auth).status_code == 204

@@ -107,7 +107,7 @@ def test_readyz_needs_a_live_worker() -> None:
         assert r.status_code == 200
         assert r.json() == {
             "status": "ready",
-            "checks": {"redis": "skipped", "workers": "ok: 1 live"},
+            "checks": {"redis": "skipped", "workers": "ok: 1 live", "blobs": "ok"},
         }
     with harness(worker_check=list) as api:
         body = problem(api.client.get("/readyz"), 503, "not_ready")

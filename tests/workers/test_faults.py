@@ -20,8 +20,12 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -440,3 +444,153 @@ def test_idempotent_resubmission_and_tenant_isolation_through_the_api_process(
     assert_one_job(private_redis, "acme", job_id)
     assert_one_job(private_redis, "globex", other["id"])
     assert_queue_drained(private_redis)
+
+
+# --- dependencies down, concurrent reviewers, oversized uploads ------------------------------
+
+
+def test_redis_down_at_submit_is_a_503_with_retry_after_and_nothing_is_kept(
+    private_redis: PrivateRedis, tmp_path: Path
+) -> None:
+    api = in_process_api(private_redis, tmp_path)
+    private_redis.stop()
+    with api:
+        refused = submit(api, **{"Idempotency-Key": "inv-down"})
+        ready = api.get("/readyz")
+    assert refused.status_code == 503, refused.text
+    assert refused.headers["content-type"].startswith("application/problem+json")
+    assert refused.headers["retry-after"] == "5"
+    assert refused.json()["code"] == "store_unavailable"
+    assert "nothing was kept" in refused.json()["detail"]
+    assert stored_files(tmp_path / "data") == set()  # the document was removed again
+    assert ready.status_code == 503 and ready.headers["retry-after"] == "5"
+    body = ready.json()
+    assert body["code"] == "not_ready" and body["checks"]["redis"].startswith("failed: ")
+    assert body["checks"]["blobs"] == "ok"
+    assert "redis failed" in body["detail"]
+
+    private_redis.start()
+    with api:  # Redis is back: the same request goes through, as a new job
+        accepted = submit(api, **{"Idempotency-Key": "inv-down"})
+    assert accepted.status_code == 202, accepted.text
+    job_id = accepted.json()["id"]
+    assert stored_files(tmp_path / "data") == {f"acme/{job_id}/document"}
+    assert_one_job(private_redis, "acme", job_id)
+
+
+def test_a_worker_waits_through_a_redis_restart_mid_call_and_resumes(
+    fake: FakeOpenAI, private_redis: PrivateRedis, procs: Processes, tmp_path: Path
+) -> None:
+    fake.add(RESPONSES, good_reply(1, delay_s=4.0), good_reply(2))
+    procs.worker()
+    with in_process_api(private_redis, tmp_path) as api:
+        created = submit(api)
+        assert created.status_code == 202, created.text
+        deadline = time.monotonic() + TIMEOUT_S
+        while not fake.bodies(RESPONSES):  # the model call has started
+            assert time.monotonic() < deadline, procs.logs()
+            time.sleep(0.05)
+        private_redis.stop()  # while the call runs: no job store, no broker, no budget
+        time.sleep(2.0)
+        private_redis.start()
+        first = wait_final(api, created.json()["id"], procs)
+        again = submit(api)  # and the worker takes new jobs
+        assert again.status_code == 202, again.text
+        second = wait_final(api, again.json()["id"], procs)
+    for job in (first, second):
+        assert job["status"] == "succeeded", (job, procs.logs())
+        assert (job["attempts"], events(job)) == (1, ["running", "succeeded"])
+    assert len(fake.bodies(RESPONSES)) == 2  # the interrupted call was not made again
+
+
+def test_two_api_processes_saving_decisions_at_once_lose_none(
+    fake: FakeOpenAI, private_redis: PrivateRedis, procs: Processes, tmp_path: Path
+) -> None:
+    fake.add(RESPONSES, good_reply())
+    bases = [procs.api(), procs.api()]
+    procs.worker()
+    with httpx.Client(base_url=bases[0], timeout=30) as api:
+        created = submit(api)
+        assert created.status_code == 202, created.text
+        job = wait_final(api, created.json()["id"], procs)
+    assert job["status"] == "succeeded", (job, procs.logs())
+    paths = sorted(p for p in job["result"]["fields"] if "[" not in p)[:12]
+    assert len(paths) >= 8
+    start = threading.Barrier(2)
+
+    def review(base: str, action: str) -> list[int]:
+        with httpx.Client(base_url=base, timeout=60) as client:
+            start.wait()
+            return [
+                client.patch(
+                    f"/v1/jobs/{job['id']}/fields/{path}",
+                    json={"action": action, "note": f"{action} from {base}"},
+                    headers=ACME,
+                ).status_code
+                for path in paths
+            ]
+
+    with ThreadPoolExecutor(2) as pool:
+        outcomes = list(pool.map(review, bases, ["confirm", "reject"]))
+    assert outcomes == [[200] * len(paths)] * 2
+    saved = httpx.get(f"{bases[1]}/v1/jobs/{job['id']}/decisions", headers=ACME).json()
+    made = sorted((d["path"], d["action"]) for d in saved["history"])
+    assert made == sorted((p, a) for p in paths for a in ("confirm", "reject"))
+    assert set(saved["decisions"]) == set(paths)
+
+
+BIG = b"%PDF-1.7\n" + b"0" * (60 * 1024 * 1024)  # 60 MB, over the 25 MiB default limit
+
+
+def _multipart(boundary: str) -> bytes:
+    head = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="schema"\r\n\r\ninvoice\r\n'
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\n'
+        "Content-Type: application/pdf\r\n\r\n"
+    )
+    return head.encode() + BIG + f"\r\n--{boundary}--\r\n".encode()
+
+
+def _urllib_post(url: str) -> tuple[int, str, bytes]:
+    boundary = "evidex-oversize-test"
+    request = urllib.request.Request(
+        url,
+        data=_multipart(boundary),
+        method="POST",
+        headers={**ACME, "Content-Type": f"multipart/form-data; boundary={boundary}"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=120) as response:
+            return response.status, response.headers["content-type"], response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers["content-type"], error.read()
+
+
+def _requests_post(url: str) -> tuple[int, str, bytes]:
+    import requests
+
+    files = {"file": ("big.pdf", BIG, "application/pdf")}
+    response = requests.post(
+        url, files=files, data={"schema": "invoice"}, headers=ACME, timeout=120
+    )
+    return response.status_code, response.headers["content-type"], response.content
+
+
+def _httpx_post(url: str) -> tuple[int, str, bytes]:
+    files = {"file": ("big.pdf", BIG, "application/pdf")}
+    response = httpx.post(url, files=files, data={"schema": "invoice"}, headers=ACME, timeout=120)
+    return response.status_code, response.headers["content-type"], response.content
+
+
+@pytest.mark.parametrize("send", [_urllib_post, _requests_post, _httpx_post])
+def test_a_60_mb_upload_gets_a_413_problem_every_client_can_read(
+    procs: Processes, tmp_path: Path, send: Any
+) -> None:
+    base = procs.api()
+    status, content_type, body = send(f"{base}/v1/jobs")
+    assert status == 413, body[:500]
+    assert content_type.startswith("application/problem+json")
+    problem = json.loads(body)
+    assert problem["code"] == "file_too_large"
+    assert "bytes" in problem["detail"]
+    assert stored_files(tmp_path / "data") == set()

@@ -9,15 +9,18 @@ from __future__ import annotations
 import dataclasses
 import json
 import socket
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from functools import cache
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 import redis
 from celery.exceptions import SoftTimeLimitExceeded
 from sample_answers import SAMPLES, perfect_fields
+from test_blobstores import aws_env  # noqa: F401 -- the fixture, used by name
 
 from evidex.extractors.errors import LLMRefused, LLMUnavailable
 from evidex.extractors.llm.base import LLMRequest, LLMResponse
@@ -26,6 +29,7 @@ from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
 from evidex.extractors.settings import Settings
 from evidex.schemas import ConfigError, get_schema
 from evidex.workers.blobstore_memory import MemoryBlobStore
+from evidex.workers.blobstore_s3 import S3BlobStore
 from evidex.workers.budget import Budget
 from evidex.workers.celery_app import ProcessParsing, check_settings, make_celery
 from evidex.workers.jobs import Job, JobOptions, JobStatus, new_job_id
@@ -424,3 +428,66 @@ def test_the_app_is_configured_for_late_acknowledgement_on_threads() -> None:
     assert (conf.task_serializer, conf.accept_content) == ("json", ["json"])
     assert conf.task_ignore_result is True and conf.task_track_started is True
     assert {"evidex.run_job", "evidex.deliver_webhook"} <= set(app.tasks)
+
+
+# -- S3 failing: retried by botocore, then by the task, then a named failure ---------------------
+
+
+@pytest.fixture
+def failing_s3() -> Iterator[tuple[str, list[str]]]:
+    """A local S3 endpoint answering every request 503 SlowDown (S3's XML error body)."""
+    seen: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def _answer(self) -> None:
+            seen.append(f"{self.command} {self.path}")
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            body = b"<Error><Code>SlowDown</Code><Message>Please reduce your rate</Message></Error>"
+            self.send_response(503)
+            self.send_header("content-type", "application/xml")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        do_GET = do_PUT = do_HEAD = do_DELETE = do_POST = _answer
+
+        def log_message(self, format: str, *args: object) -> None:
+            return None
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.mark.usefixtures("aws_env")
+def test_an_s3_outage_is_retried_then_fails_the_job_as_store_unavailable(
+    failing_s3: tuple[str, list[str]],
+) -> None:
+    endpoint, seen = failing_s3
+    w = world()
+    job = w.submit()
+    w.deps = dataclasses.replace(
+        w.deps, blobs=S3BlobStore("evidex", endpoint_url=endpoint, max_attempts=2)
+    )
+    for _ in range(2):  # task_max_retries=2: two retries with backoff ...
+        with pytest.raises(RetryJob):
+            process(job.id, w.deps)
+        waiting = w.job(job.id)
+        assert waiting.status is JobStatus.QUEUED
+        assert waiting.error is not None and waiting.error.code == "store_unavailable"
+    process(job.id, w.deps)  # ... then the job fails with the store's code
+    failed = w.job(job.id)
+    assert failed.status is JobStatus.FAILED
+    assert failed.error is not None and failed.error.code == "store_unavailable"
+    assert "S3 is unavailable" in failed.error.message
+    assert "gave up after 3 attempts" in failed.error.message
+    assert len(seen) >= 3 * 2  # every attempt's first S3 request, retried by botocore
+    assert all(request.startswith(f"HEAD /evidex/acme/{job.id}/") for request in seen)
+    assert w.llm.calls == 0

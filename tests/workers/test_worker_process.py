@@ -1,4 +1,4 @@
-"""Real Celery worker processes on the real Redis: a job end to end, and a worker killed mid-job.
+"""Real Celery worker processes on the real Redis: a job end to end, workers killed or stopped.
 
 The workers run ``worker_app`` (this directory): the production app with its keys, queue and
 visibility timeout namespaced for this test module. Every worker is started in its own process
@@ -68,6 +68,9 @@ class Env:
             EVIDEX_TEST_PREFIX=self.prefix,
             EVIDEX_TEST_QUEUE=self.queue,
             EVIDEX_TEST_VISIBILITY_S=str(VISIBILITY_S),
+            EVIDEX_LEASE_TTL_S="3",  # a dead worker's jobs are sent again within seconds
+            EVIDEX_HEARTBEAT_S="1",
+            EVIDEX_SWEEP_INTERVAL_S="1",
         )
         env.update(extra)
         return env
@@ -80,7 +83,7 @@ def env(redis_url: str, tmp_path: Path) -> Iterator[Env]:
     variables = {"EVIDEX_TEST_PREFIX": prefix, "EVIDEX_TEST_QUEUE": queue}
     variables["EVIDEX_TEST_VISIBILITY_S"] = str(VISIBILITY_S)
     client = configure(make_celery(WorkerSettings(redis_url=redis_url)), variables)
-    jobs = RedisJobStore.from_url(redis_url, prefix=prefix)
+    jobs = RedisJobStore.from_url(redis_url, prefix=prefix, due_after_s=3.0)
     data_dir = tmp_path / "data"
     yield Env(redis_url, prefix, queue, data_dir, jobs, LocalBlobStore(data_dir), client)
     client.close()
@@ -249,3 +252,115 @@ def test_a_job_of_a_killed_worker_is_redelivered_and_succeeds_once(
         first.kill()
         if second is not None:
             second.kill()
+
+
+# --- workers that die or stop ------------------------------------------------------------------
+# SIGKILL: the jobs the dead worker ran are sent again by another worker's sweeper once their
+# leases expire (the broker's visibility timeout is an hour here: nothing else brings them back).
+# SIGTERM: the worker takes no new job, finishes what it runs, leaves the rest queued; a rolling
+# restart under load loses nothing and runs nothing twice. No timing is asserted.
+
+HOUR = {"EVIDEX_TEST_VISIBILITY_S": "3600"}  # the broker hands nothing back during the test
+
+
+def slow_calls(*workers: Worker) -> int:
+    return sum(w.log.read_text(errors="replace").count(SLOW_CALL) for w in workers)
+
+
+SLOW_MACHINE_S = 300.0  # an upper bound for "eventually" on a loaded machine, not a timing
+
+
+def wait_until(condition: object, what: str, workers: list[Worker]) -> None:
+    deadline = time.monotonic() + SLOW_MACHINE_S
+    while time.monotonic() < deadline:
+        if callable(condition) and condition():
+            return
+        time.sleep(0.1)
+    logs = "\n---\n".join(w.output() for w in workers)
+    raise AssertionError(f"{what} did not happen within {SLOW_MACHINE_S} s\n{logs}")
+
+
+def all_final(env: Env, ids: list[str], workers: list[Worker]) -> dict[str, Job]:
+    def done() -> bool:
+        return all((j := env.jobs.get(i)) is not None and j.status.final for i in ids)
+
+    wait_until(done, "every job ending", workers)
+    return {i: j for i in ids if (j := env.jobs.get(i)) is not None}
+
+
+def test_the_jobs_of_a_sigkilled_worker_are_swept_to_another_worker(
+    env: Env, tmp_path: Path
+) -> None:
+    doomed = Worker(env, "doomed", tmp_path / "doomed.log", EVIDEX_TEST_LLM_DELAY_S="300", **HOUR)
+    workers = [doomed]
+    try:
+        ids = [submit(env).id for _ in range(6)]
+        wait_until(lambda: slow_calls(doomed) == 4, "four model calls in flight", workers)
+        running = [i for i in ids if (j := env.jobs.get(i)) and j.status is JobStatus.RUNNING]
+        assert len(running) == 4  # -c 4, prefetch 1: the other two wait in the queue
+        doomed.kill()
+        rescuer = Worker(env, "rescuer", tmp_path / "rescuer.log", **HOUR)
+        workers.append(rescuer)
+        final = all_final(env, ids, [rescuer])
+        for job_id, job in final.items():
+            assert job.status is JobStatus.SUCCEEDED, (job, rescuer.output())
+            check_result(env, job)
+            if job_id in running:  # taken over after its lease expired: one more attempt
+                assert (job.attempts, statuses(job)) == (2, ["running", "running", "succeeded"])
+            else:
+                assert (job.attempts, statuses(job)) == (1, ["running", "succeeded"])
+        assert "sending it again" in rescuer.output()
+        assert rescuer.alive()
+    finally:
+        for worker in workers:
+            worker.kill()
+
+
+def test_sigterm_finishes_the_running_jobs_and_leaves_the_rest_queued(
+    env: Env, tmp_path: Path
+) -> None:
+    first = Worker(env, "first", tmp_path / "first.log", EVIDEX_TEST_LLM_DELAY_S="3", **HOUR)
+    workers = [first]
+    try:
+        ids = [submit(env).id for _ in range(7)]
+        wait_until(lambda: slow_calls(first) >= 4, "four model calls in flight", workers)
+        first.process.send_signal(signal.SIGTERM)  # as `docker stop` or systemd does
+        first.process.wait(timeout=SLOW_MACHINE_S)
+        ran = {i for i in ids if (j := env.jobs.get(i)) and j.status is not JobStatus.QUEUED}
+        for job_id in ran:  # what it had started, it finished
+            job = env.jobs.get(job_id)
+            assert job is not None and job.status is JobStatus.SUCCEEDED, first.output()
+        assert len(ran) >= 4 and len(ran) < len(ids)
+        second = Worker(env, "second", tmp_path / "second.log", **HOUR)
+        workers.append(second)
+        final = all_final(env, ids, [second])
+        for job in final.values():
+            assert job.status is JobStatus.SUCCEEDED
+            assert (job.attempts, statuses(job)) == (1, ["running", "succeeded"])
+        assert slow_calls(first) == len(ran)  # no call started twice
+    finally:
+        for worker in workers:
+            worker.kill()
+
+
+def test_a_rolling_restart_under_load_loses_nothing_and_runs_nothing_twice(
+    env: Env, tmp_path: Path
+) -> None:
+    slow = {"EVIDEX_TEST_LLM_DELAY_S": "1", **HOUR}
+    workers = [Worker(env, f"w{n}", tmp_path / f"w{n}.log", **slow) for n in range(2)]
+    try:
+        ids = [submit(env).id for _ in range(16)]
+        for n in range(2):  # replace each worker in turn while jobs run
+            old = workers[n]
+            wait_until(lambda old=old: slow_calls(old) >= 1, "a model call", workers)
+            old.process.send_signal(signal.SIGTERM)
+            old.process.wait(timeout=SLOW_MACHINE_S)
+            workers.append(Worker(env, f"w{n}b", tmp_path / f"w{n}b.log", **slow))
+        final = all_final(env, ids, workers[2:])
+        for job in final.values():
+            assert job.status is JobStatus.SUCCEEDED, job
+            assert (job.attempts, statuses(job)) == (1, ["running", "succeeded"])
+        assert slow_calls(*workers) == len(ids)
+    finally:
+        for worker in workers:
+            worker.kill()

@@ -66,7 +66,11 @@ def build(env: Mapping[str, str]) -> Celery:
         return build_deps(
             app,
             settings,
-            jobs=RedisJobStore.from_url(settings.redis_url, prefix=env["EVIDEX_TEST_PREFIX"]),
+            jobs=RedisJobStore.from_url(
+                settings.redis_url,
+                prefix=env["EVIDEX_TEST_PREFIX"],
+                due_after_s=settings.lease_ttl_s,
+            ),
             blobs=LocalBlobStore(settings.data_dir),
             llm_factory=llm,
         )

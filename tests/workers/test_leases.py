@@ -1,0 +1,266 @@
+"""Leases, fences and the sweeper on the real Redis, one delivery at a time (no worker process).
+
+Two ``Leases`` objects with different owner tokens play two worker processes; the sweeper's
+``send`` records what it would send to the broker.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+import uuid
+from collections.abc import Iterator
+
+import pytest
+import redis
+from test_tasks import INVOICE, CountingLLM, World, world
+
+from evidex.schemas import ConfigError
+from evidex.workers.jobs import Job, JobStatus, new_job_id
+from evidex.workers.jobstore_redis import RedisJobStore
+from evidex.workers.leases import LeaseLost, Leases, check_lease_settings
+from evidex.workers.runner import result_key
+from evidex.workers.sweeper import Upkeep, queued_ids, sweep
+from evidex.workers.tasks import run_leased
+
+RUNNING, QUEUED = frozenset({JobStatus.RUNNING}), frozenset({JobStatus.QUEUED})
+
+
+@pytest.fixture
+def client(redis_url: str) -> Iterator[redis.Redis]:
+    c = redis.Redis.from_url(redis_url)
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def prefix(client: redis.Redis) -> Iterator[str]:
+    name = f"evidex-test-{uuid.uuid4().hex[:10]}"
+    yield name
+    for key in client.scan_iter(match=f"{name}*"):
+        client.delete(key)
+
+
+def two_workers(client: redis.Redis, prefix: str, ttl_s: float = 30.0) -> tuple[Leases, Leases]:
+    return (
+        Leases(client, prefix, ttl_s, owner="worker-a"),
+        Leases(client, prefix, ttl_s, owner="worker-b"),
+    )
+
+
+def leased_world(client: redis.Redis, prefix: str, llm: CountingLLM | None = None) -> World:
+    w = world(llm)
+    jobs = RedisJobStore(client, prefix=prefix, due_after_s=30.0)
+    w.jobs = jobs  # type: ignore[assignment]
+    w.deps = dataclasses.replace(w.deps, jobs=jobs)
+    return w
+
+
+def test_a_live_lease_keeps_a_second_worker_out_until_it_is_released(
+    client: redis.Redis, prefix: str
+) -> None:
+    a, b = two_workers(client, prefix)
+    with a.hold("job_1") as ours:
+        assert ours is True
+        assert a.owner_of("job_1") == "worker-a"
+        with b.hold("job_1") as theirs, a.hold("job_1") as again:
+            assert (theirs, again) == (False, False)  # another worker; this worker twice
+        assert a.held() == ["job_1"]
+        assert 29_000 < client.pttl(a.lease_key("job_1")) <= 30_000
+    assert a.owner_of("job_1") is None and a.held() == []
+    with b.hold("job_1") as ours:
+        assert ours is True
+
+
+def test_confirm_renews_takes_back_an_expired_lease_and_stops_a_worker_that_lost_it(
+    client: redis.Redis, prefix: str
+) -> None:
+    a, _ = two_workers(client, prefix, ttl_s=1.0)
+    with a.hold("job_1"):
+        client.delete(a.lease_key("job_1"))  # expired while Redis was away, nobody took it
+        a.confirm("job_1")
+        assert a.owner_of("job_1") == "worker-a"
+        client.set(a.lease_key("job_1"), "worker-b", px=60_000)  # b took the job over
+        with pytest.raises(LeaseLost):
+            a.confirm("job_1")
+        assert a.renew_held() == []  # a lost lease is not renewed any more
+    assert a.owner_of("job_1") == "worker-b"  # and leaving the block does not release b's lease
+
+
+def test_the_heartbeat_reports_a_lease_another_worker_took(
+    client: redis.Redis, prefix: str
+) -> None:
+    a, _ = two_workers(client, prefix)
+    with a.hold("job_1"), a.hold("job_2"):
+        client.set(a.lease_key("job_2"), "worker-b")
+        assert a.renew_held() == ["job_2"]
+        with pytest.raises(LeaseLost):
+            a.confirm("job_2")
+
+
+def test_the_lease_settings_must_leave_room_for_a_late_heartbeat() -> None:
+    with pytest.raises(ConfigError) as bad:
+        check_lease_settings(ttl_s=10, heartbeat_s=6, sweep_s=5)
+    assert "EVIDEX_HEARTBEAT_S=6 must be at most half" in bad.value.message
+    check_lease_settings(ttl_s=30, heartbeat_s=5, sweep_s=5)
+
+
+def test_a_new_job_is_due_in_the_index_and_an_idempotent_replay_adds_nothing(
+    client: redis.Redis, prefix: str
+) -> None:
+    store = RedisJobStore(client, prefix=prefix, due_after_s=30.0)
+    leases = Leases(client, prefix)
+    job = Job(
+        id=new_job_id(),
+        tenant="acme",
+        filename="a.pdf",
+        size=1,
+        sha256="0" * 64,
+        schema_name="invoice",
+        document_key="k",
+        idempotency_key="idem-1",
+    )
+    before = time.time()
+    store.create(job)
+    due = leases.due_at(job.id)
+    assert due is not None and before + 29 < due <= time.time() + 30
+    replay = store.create(job.model_copy(update={"id": new_job_id()}))
+    assert replay.id == job.id
+    assert client.zcard(leases.due_key) == 1
+
+
+def _job(store: RedisJobStore, status: JobStatus) -> str:
+    job = Job(
+        id=new_job_id(),
+        tenant="acme",
+        filename="a.pdf",
+        size=1,
+        sha256="0" * 64,
+        schema_name="invoice",
+        document_key="k",
+    )
+    store.create(job)
+    if status is not JobStatus.QUEUED:
+        store.transition(job.id, QUEUED, JobStatus.RUNNING, attempts=1)
+    if status.final:
+        store.transition(job.id, RUNNING, status)
+    return job.id
+
+
+def test_the_sweeper_sends_exactly_the_jobs_nobody_runs_or_holds(
+    client: redis.Redis, prefix: str
+) -> None:
+    store = RedisJobStore(client, prefix=prefix, due_after_s=-1.0)  # due at once
+    leases, other = two_workers(client, prefix)
+    orphan = _job(store, JobStatus.RUNNING)  # its worker died: no lease
+    running = _job(store, JobStatus.RUNNING)
+    other.acquire(running)  # alive on another worker
+    lost_msg = _job(store, JobStatus.QUEUED)  # its message went with a dead worker
+    waiting = _job(store, JobStatus.QUEUED)  # its message waits in a long queue
+    ended = _job(store, JobStatus.SUCCEEDED)
+    queue = f"{prefix}:queue"
+    message = {"body": "", "headers": {"id": waiting, "task": "evidex.run_job"}}
+    client.rpush(queue, json.dumps(message), b"not json")
+    assert queued_ids(leases, queue) == {waiting}
+    sent: list[str] = []
+
+    done = sweep(store, leases, sent.append, lambda: queued_ids(leases, queue))
+
+    assert sorted(sent) == sorted([orphan, lost_msg])
+    assert done == {"sent": 2, "leased": 1, "waiting": 1, "ended": 1}
+    assert leases.due_at(ended) is None
+    for job_id in (orphan, running, lost_msg, waiting):  # looked at again one lease time later
+        due = leases.due_at(job_id)
+        assert due is not None and due > time.time() + 25
+    assert leases.overdue() == []
+    assert sweep(store, leases, sent.append, set) == {}  # nothing more until then
+
+
+def test_a_job_sent_again_is_moved_to_the_end_workers_take_next(
+    client: redis.Redis, prefix: str
+) -> None:
+    leases = Leases(client, prefix)
+    queue = f"{prefix}:queue"
+
+    def message(task_id: str) -> str:
+        return json.dumps({"headers": {"id": task_id, "root_id": task_id}, "body": ""})
+
+    for task_id in ("job_resent", "job_b", "job_resent-webhook", "job_c"):
+        client.lpush(queue, message(task_id))  # as kombu publishes: newest on the left
+    assert leases.to_front(queue, "job_resent") is True
+    assert client.rpop(queue) == message("job_resent").encode()  # BRPOP takes it next
+    assert leases.to_front(queue, "job_missing") is False
+    assert client.llen(queue) == 3
+
+
+def test_the_heartbeat_pushes_the_jobs_its_worker_runs_or_holds(
+    client: redis.Redis, prefix: str
+) -> None:
+    w = world()
+    leases = Leases(client, prefix, ttl_s=20.0)
+    upkeep = Upkeep(w.deps, leases, lambda _: None, "q", held=lambda: {"job_prefetched"})
+    with leases.hold("job_running"):
+        client.pexpire(leases.lease_key("job_running"), 500)
+        upkeep.beat()
+        assert client.pttl(leases.lease_key("job_running")) > 19_000
+    for job_id in ("job_running", "job_prefetched"):
+        due = leases.due_at(job_id)
+        assert due is not None and due > time.time() + 19
+
+
+def test_a_delivery_of_a_job_another_worker_runs_does_nothing(
+    client: redis.Redis, prefix: str
+) -> None:
+    w = leased_world(client, prefix)
+    a, b = two_workers(client, prefix)
+    job = w.submit()
+    w.jobs.transition(job.id, QUEUED, JobStatus.RUNNING, attempts=1)
+    b.acquire(job.id)  # b runs it
+    run_leased(job.id, w.deps, a)
+    assert w.llm.calls == 0
+    assert w.job(job.id).status is JobStatus.RUNNING and w.job(job.id).attempts == 1
+    assert b.owner_of(job.id) == "worker-b"
+
+
+def test_a_worker_that_lost_its_lease_mid_call_writes_nothing(
+    client: redis.Redis, prefix: str
+) -> None:
+    llm = CountingLLM()
+    w = leased_world(client, prefix, llm)
+    a, _ = two_workers(client, prefix)
+    job = w.submit()
+    # During the model call the lease expires and worker b takes the job over.
+    llm.during.append(lambda: client.set(a.lease_key(job.id), "worker-b"))
+    run_leased(job.id, w.deps, a)
+    assert llm.calls == 1
+    after = w.job(job.id)
+    assert (after.status, after.attempts) == (JobStatus.RUNNING, 1)  # b's now; untouched by a
+    assert not w.blobs.exists(result_key(job))
+    assert w.finals == []
+
+
+def test_a_leased_run_succeeds_and_releases_its_lease(client: redis.Redis, prefix: str) -> None:
+    w = leased_world(client, prefix)
+    a, _ = two_workers(client, prefix)
+    job = w.submit()
+    run_leased(job.id, w.deps, a)
+    done = w.job(job.id)
+    assert (done.status, done.attempts, w.llm.calls) == (JobStatus.SUCCEEDED, 1, 1)
+    assert a.owner_of(job.id) is None and a.held() == []
+
+
+def test_a_result_stored_by_an_earlier_attempt_is_not_paid_for_again() -> None:
+    w = world()
+    job = w.submit()
+    w.jobs.transition(job.id, QUEUED, JobStatus.RUNNING, attempts=1)
+    # The first attempt stored its result, then Redis went away before the final state change.
+    w.blobs.put(result_key(job), b'{"trace": {"usage": {}}}', "application/json")
+    from evidex.workers.runner import process
+
+    process(job.id, w.deps)  # the attempt the sweeper started
+    done = w.job(job.id)
+    assert (done.status, done.attempts) == (JobStatus.SUCCEEDED, 2)
+    assert done.result_key == result_key(job)
+    assert w.llm.calls == 0
+    assert len(INVOICE) > 0
