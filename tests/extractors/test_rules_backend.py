@@ -254,6 +254,7 @@ def test_no_value_is_borrowed_from_elsewhere_on_the_line(text: str, path: str) -
 def test_cv_contacts_links_and_lists() -> None:
     assert found(run(CV, "candidate_profile"), "candidate_profile") == {
         "full_name": "Jane Doe",
+        "location": "Berlin, Germany",  # a place beside the contact details
         "email": "jane.doe@example.com",
         "phone": "+49 151 23456789",
         "linkedin_url": "linkedin.com/in/janedoe",
@@ -489,11 +490,13 @@ def _paths(text: str) -> list[str]:
 
 # what the rules backend reads off each sample (the rest, e.g. line items, it leaves not found)
 SAMPLE_FIELDS = {
-    "invoice": _paths("""invoice_number purchase_order issue_date due_date seller.vat_id
+    "invoice": _paths("""invoice_number purchase_order issue_date due_date seller.name
+        seller.address buyer.name buyer.address seller.vat_id
         seller.email seller.phone buyer.vat_id buyer.email buyer.phone currency subtotal tax_rate
         tax total payment_terms payment.iban payment.bic payment.bank_name payment.account_holder
         payment.payment_reference"""),
-    "cv": _paths("""full_name email phone linkedin_url github_url website_url years_of_experience
+    "cv": _paths("""full_name headline location current_title current_employer email phone
+        linkedin_url github_url website_url years_of_experience
         work_authorization availability""")
     + [f"skills[{i}]" for i in range(12)]
     + [f"certifications[{i}]" for i in range(3)],
