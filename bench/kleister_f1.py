@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import dateparser
+from text_to_num import alpha2digit
 
 from bench.common import eval_dir
 from evidex.extractors.document import ParsedDocument
@@ -77,7 +78,8 @@ _TERM = re.compile(r"(?i)(\d+(?:\.\d+)?)\s*(day|week|month|year)s?")
 def iso_date(value: Any) -> str | None:
     if isinstance(value, dict):
         return str(value["iso"])
-    parsed = dateparser.parse(str(value), languages=["en"], settings={"DATE_ORDER": "MDY"})
+    text = re.sub(r"(?i)(\d)(?:st|nd|rd|th)\b|\s+day\s+of\b", r"\1", str(value))
+    parsed = dateparser.parse(text, languages=["en"], settings={"DATE_ORDER": "MDY"})
     return parsed.date().isoformat() if parsed else None
 
 
@@ -85,7 +87,7 @@ def term_label(value: Any) -> str | None:
     if isinstance(value, dict):
         amount, unit = float(value["amount"]), str(value["unit"]).rstrip("s")
     else:
-        m = _TERM.search(str(value))
+        m = _TERM.search(alpha2digit(str(value).replace("-", " "), "en", threshold=0))
         if m is None:
             return None
         amount, unit = float(m[1]), m[2].lower()

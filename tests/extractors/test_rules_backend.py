@@ -16,7 +16,15 @@ from evidex.extractors.llm.base import LLMRequest, LLMResponse
 from evidex.extractors.llm.rules import NOTE, RulesBackend
 from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
 from evidex.extractors.parsers.text import TextParser
-from evidex.schemas import FieldExtraction, SchemaDef, get_schema, iter_leaves, schema_from_json
+from evidex.extractors.pipeline import extract_parsed
+from evidex.schemas import (
+    FieldExtraction,
+    SchemaDef,
+    Status,
+    get_schema,
+    iter_leaves,
+    schema_from_json,
+)
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
@@ -787,10 +795,6 @@ def test_a_wrapped_sentence_says_where_it_starts() -> None:
             "it is performed.\n",
             "governing_law",
         ),
-        (  # the jurisdiction's name is split over two lines: no line can quote it
-            "This Agreement shall be governed by the laws of the State of New\nJersey.\n",
-            "governing_law",
-        ),
         ("This Agreement is effective as of the date last signed below.\n", "effective_date"),
         ("This Agreement is dated as of ____________, 20__.\n", "effective_date"),
         (  # another agreement's date
@@ -801,11 +805,6 @@ def test_a_wrapped_sentence_says_where_it_starts() -> None:
         (  # after the recitals and numbered sections begin, a date is not the agreement's own
             "MUTUAL NDA\nThe parties agree:\nWHEREAS, A\nB\nC\nD\nE\n1. Definitions.\nThis "
             "Agreement was entered into as of May 1, 2020.\n",
-            "effective_date",
-        ),
-        (  # the date is split over two lines
-            "This Agreement is made as of June 22,\n2016, by and between Alpha Corp and Beta "
-            "LLC.\n",
             "effective_date",
         ),
         (  # a restriction's period, not the agreement's term
@@ -825,12 +824,10 @@ def test_a_wrapped_sentence_says_where_it_starts() -> None:
     ids=[
         "law-incorporation",
         "law-any-state",
-        "law-split-name",
         "date-when-signed",
         "date-blank",
         "date-other-agreement",
         "date-after-preamble",
-        "date-split",
         "term-restriction",
         "term-label-in-prose",
         "term-anniversary",
@@ -930,3 +927,30 @@ def test_contract_parties_have_exact_names_roles_and_lines(
             assert role.quote in visible[role.line_start - 1]
         parties.append((name.value, name.line_start, role.value))
     assert parties == want
+
+
+WRAPPED = [
+    (
+        "This Agreement shall be governed by the laws of the State of New\nJersey.\n",
+        "governing_law",
+        "New Jersey",
+        "governed by the laws of the State of New Jersey",
+    ),
+    (
+        "This Agreement is made as of June 22,\n2016, by and between Alpha Corp and Beta LLC.\n",
+        "effective_date",
+        {"iso": "2016-06-22", "original": "June 22, 2016"},
+        "made as of June 22, 2016",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "path", "value", "quote"), WRAPPED, ids=["law", "date"])
+def test_a_value_that_wraps_is_quoted_over_its_lines_and_verifies(
+    text: str, path: str, value: Any, quote: str
+) -> None:
+    field = fields(run(text, "contract"), "contract")[path]
+    got = field.model_dump(mode="json")
+    assert (got["value"], got["quote"], got["line_start"], got["line_end"]) == (value, quote, 1, 2)
+    result = extract_parsed(parse(text), get_schema("contract"), llm=RulesBackend())
+    assert result.fields[path].status == Status.VERIFIED

@@ -170,8 +170,6 @@ class _Filler(LabelFinder, LayoutFinder):
         if not hits:
             return dict(NOT_FOUND)
         best = min(hits, key=lambda h: (h.rank, h.line.no, h.match.start))
-        if isinstance(best.match.value, dict) and "_lines" in best.match.value:
-            return self._block_leaf(best, spec, tp)
         rivals = [h for h in hits if h.rank == best.rank]
         caveats = [best.match.caveat]
         values = {json.dumps(h.match.value, sort_keys=True) for h in rivals}
@@ -182,31 +180,13 @@ class _Filler(LabelFinder, LayoutFinder):
         if parent and len(self.parents[name]) > 1 and not best.qualified:
             caveats.append(f"no label ties it to {parent}; taken in reading order")
         self.claimed.add(best.key)
-        quote = best.line.text[best.quote[0] : best.quote[1]]
-        value = shaped(
-            best.match.value,
-            tp,
-            spec.kind,
-            best.line.text[best.match.start : best.match.end],
-            quote,
-        )
-        return leaf(best.line, *best.quote, value, join_caveats(*caveats))
-
-    def _block_leaf(self, best: Hit, spec: LeafSpec, tp: Any) -> Leaf:
-        """A value quoted over several lines (an address block)."""
-        value = dict(best.match.value)
-        first, last = value.pop("_lines")
-        quote = " ".join(x.text.strip() for x in self.lines.rows[first : last + 1])
-        self.claimed.add(best.key)
-        return {
-            "quote": quote,
-            "page": best.line.page,
-            "line_start": self.lines.rows[first].no,
-            "line_end": self.lines.rows[last].no,
-            "found": True,
-            "value": shaped(value, tp, spec.kind, quote, quote),
-            "caveat": best.match.caveat,
-        }
+        quote = best.text[best.quote[0] : best.quote[1]]
+        written = best.text[best.match.start : best.match.end]
+        value = shaped(best.match.value, tp, spec.kind, written, quote)
+        out = leaf(best.line, *best.quote, value, join_caveats(*caveats))
+        if best.last >= 0:
+            out.update(quote=quote, line_end=self.lines.rows[best.last].no)
+        return out
 
     def _labels(self, spec: LeafSpec, concept: Concept | None) -> list[tuple[str, bool]]:
         parent, name = _split_path(spec.path)
@@ -267,7 +247,7 @@ class _Filler(LabelFinder, LayoutFinder):
         flow = self.flow
         at = flow.locate(*m.span()) if clause.fixed is not None else flow.locate(*m.span("v"))
         if at is None:
-            return None  # the value (or a fixed answer's sentence) is split over lines
+            return None if clause.fixed is not None else self._wrapped_hit(kind, enum, clause, m)
         row, start, end = at
         line = self.lines.rows[row]
         if clause.fixed is not None:
@@ -277,7 +257,7 @@ class _Filler(LabelFinder, LayoutFinder):
         else:
             value = ANCHORED[kind](line.text, start, enum) if kind in ANCHORED else None
         if value is None:
-            return None
+            return self._wrapped_hit(kind, enum, clause, m)
         a, b = flow.clip(*m.span(), row)
         if m.start() < flow.start(row):
             first = self.lines.rows[flow.row(m.start())].no
@@ -286,6 +266,26 @@ class _Filler(LabelFinder, LayoutFinder):
             )
         quote = whole_words(line.text, min(a, value.start), max(b, value.end))
         return Hit((1, clause.tier - 100), line, value, quote)
+
+    def _wrapped_hit(
+        self, kind: str, enum: tuple[str, ...], clause: Clause, m: re.Match[str]
+    ) -> Hit | None:
+        """A value that wraps onto the next line ("… as of June 22," / "2016, by and …"),
+        quoted over the lines it runs over."""
+        flow = self.flow
+        start = m.start("v")
+        if kind in ("string", "text"):
+            value: Match | None = Match(start, m.end("v"), flow.text[start : m.end("v")])
+        else:
+            value = ANCHORED[kind](flow.text, start, enum) if kind in ANCHORED else None
+        rows = flow.lines_of(value.start, value.end) if value is not None else None
+        if value is None or rows is None or rows[0] == rows[1]:
+            return None
+        a = max(m.start(), flow.start(rows[0]))
+        b = min(m.end(), flow.line_end(rows[1]))
+        quote = whole_words(flow.text, min(a, value.start), max(b, value.end))
+        line = self.lines.rows[rows[0]]
+        return Hit((1, clause.tier - 100), line, value, quote, last=rows[1], source=flow.text)
 
     def _pattern_hits(self, kind: str) -> list[Hit]:
         if kind == "currency":

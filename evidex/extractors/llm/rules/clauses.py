@@ -104,6 +104,22 @@ class Flow:
             return None
         return self.rows[k], local, len(text.rstrip())
 
+    def lines_of(self, start: int, end: int, most: int = 3) -> tuple[int, int] | None:
+        """(first line, last line) that ``start:end`` runs over, when they are at most ``most``
+        lines in a row with nothing left out between them (a page number would break the
+        quote), so the text can be quoted over those lines."""
+        if not self.rows or end <= start:
+            return None
+        first, last = self._k(start), self._k(end - 1)
+        if last - first >= most or self.rows[last] - self.rows[first] != last - first:
+            return None
+        return self.rows[first], self.rows[last]
+
+    def line_end(self, row: int) -> int:
+        """The flow offset where line ``row`` ends."""
+        k = self._k_of[row]
+        return self.starts[k] + self.lengths[k]
+
     def clip(self, start: int, end: int, row: int) -> Span:
         """The part of ``start:end`` that lies on line ``row``, in that line's offsets."""
         k = self._k_of[row]

@@ -341,12 +341,11 @@ class LayoutFinder:
                 if a.line is b.line:
                     match = Match(a.start, b.end, value, caveat)
                     return [Hit((1, 0), a.line, match, (a.start, b.end), True)]
-                value = {**value, "_lines": (a.line.index, b.line.index)}
-                return [
-                    Hit(
-                        (1, 0), a.line, Match(a.start, a.end, value, caveat), (a.start, a.end), True
-                    )
-                ]
+                text = " ".join(x.text for x in self.lines.rows[a.line.index : b.line.index + 1])
+                end = len(text) - (len(b.line.text) - b.end)
+                match = Match(a.start, end, value, caveat)
+                last = b.line.index
+                return [Hit((1, 0), a.line, match, (a.start, end), True, last, text)]
         if what == "name" and owner == "seller" and seller is not None and seller_name:
             line = seller[0]
             start, end = len(line.text) - len(line.text.lstrip()), len(line.text.rstrip())

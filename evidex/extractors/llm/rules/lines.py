@@ -41,6 +41,13 @@ class Hit:
     match: Match  # the value's span in line.text
     quote: tuple[int, int]
     qualified: bool = False  # tied to the leaf's parent by a label or a block heading
+    last: int = -1  # for a quote over several lines: the index of its last line
+    source: str = ""  # and the text its offsets point into (the lines joined by spaces)
+
+    @property
+    def text(self) -> str:
+        """What ``match`` and ``quote`` offsets point into."""
+        return self.source or self.line.text
 
     @property
     def key(self) -> tuple[int, int, int]:
