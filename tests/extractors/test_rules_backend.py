@@ -891,10 +891,10 @@ PARTY_CASES = [
         ],
     ),
     (
-        "a-name-split-over-lines-is-left-out",
+        "a-name-split-over-lines-is-quoted-over-them",
         "This Agreement is made by and between Alpha Corp, a Delaware corporation, and\nBeta\n"
         "Holdings, Inc.\n",
-        [("Alpha Corp", 1, None)],
+        [("Alpha Corp", 1, None), ("Beta Holdings, Inc.", 2, None)],
     ),
     ("defined-terms-are-no-names", "Nothing here is between the Company and the Employee.\n", []),
     (
@@ -921,8 +921,9 @@ def test_contract_parties_have_exact_names_roles_and_lines(
         name, role = got.get(f"parties[{i}].name"), got.get(f"parties[{i}].role")
         if name is None or role is None:
             break
-        assert name.line_start is not None and name.quote == name.value
-        assert name.quote in visible[name.line_start - 1]
+        assert name.line_start is not None and name.line_end is not None
+        assert name.quote == name.value
+        assert name.quote in " ".join(visible[name.line_start - 1 : name.line_end])
         if role.line_start is not None:
             assert role.quote in visible[role.line_start - 1]
         parties.append((name.value, name.line_start, role.value))

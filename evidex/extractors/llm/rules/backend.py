@@ -379,13 +379,25 @@ class _Filler(LabelFinder, LayoutFinder):
                 return items
         return []
 
-    def _party_item(self, item: Any, path: str, name: Span, role: Span | None) -> Any:
-        at = self.flow.locate(*name) or self.flow.whole_line(*name)
-        if value_type(item) is not None:
-            if at is None:
-                return None
+    def _flow_leaf(self, span: Span, name: bool) -> Leaf | None:
+        """A leaf quoting ``span`` of the flow: from its line, or over the lines it wraps onto;
+        a name that runs on past a line holding nothing else is quoted as that line."""
+        flow = self.flow
+        at = flow.locate(*span) or (flow.whole_line(*span) if name else None)
+        if at is not None:
             line = self.lines.rows[at[0]]
             return leaf(line, at[1], at[2], line.text[at[1] : at[2]])
+        rows = flow.lines_of(*span)
+        if rows is None:
+            return None
+        text = flow.text[span[0] : span[1]]
+        out = leaf(self.lines.rows[rows[0]], 0, 0, text)
+        out.update(quote=text, line_end=self.lines.rows[rows[1]].no)
+        return out
+
+    def _party_item(self, item: Any, path: str, name: Span, role: Span | None) -> Any:
+        if value_type(item) is not None:
+            return self._flow_leaf(name, True)
         out = self.fill(item, "", blank=True)
         keys: dict[str, str] = {}
         for key in item.model_fields:
@@ -394,10 +406,7 @@ class _Filler(LabelFinder, LayoutFinder):
                 keys["name" if c.layout == "person" else "role"] = key
         for what, span in (("name", name), ("role", role)):
             key = keys.get(what)
-            found = self.flow.locate(*span) if span is not None and key else None
-            if found is None and what == "name" and key:
-                found = at
+            found = self._flow_leaf(span, what == "name") if span is not None and key else None
             if found is not None and key:
-                line = self.lines.rows[found[0]]
-                out[key] = leaf(line, found[1], found[2], line.text[found[1] : found[2]])
+                out[key] = found
         return out if keys.get("name") and out[keys["name"]]["found"] else None
