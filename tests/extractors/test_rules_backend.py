@@ -955,3 +955,35 @@ def test_a_value_that_wraps_is_quoted_over_its_lines_and_verifies(
     assert (got["value"], got["quote"], got["line_start"], got["line_end"]) == (value, quote, 1, 2)
     result = extract_parsed(parse(text), get_schema("contract"), llm=RulesBackend())
     assert result.fields[path].status == Status.VERIFIED
+
+
+LETTER = """\
+March 3, 2020
+Globex Corporation
+100 Main Street
+Springfield, IL 62701
+Ladies and Gentlemen:
+In connection with a possible transaction with Initech, Inc. (the "Company"), you have asked
+for information about the Company.
+"""
+
+
+def test_a_letter_agreement_names_its_addressee_and_the_company_and_is_dated_above() -> None:
+    got = fields(run(LETTER, "contract"), "contract")
+    names = [(got[f"parties[{i}].name"].value, got[f"parties[{i}].name"].line_start) for i in "01"]
+    assert names == [("Globex Corporation", 2), ("Initech, Inc.", 6)]
+    assert "parties[2].name" not in got
+    date = got["effective_date"]
+    assert (date.model_dump(mode="json")["value"], date.quote, date.line_start) == (
+        {"iso": "2020-03-03", "original": "March 3, 2020"},
+        "March 3, 2020",
+        1,
+    )
+    assert date.caveat == "the date of the letter, above its salutation"
+
+
+def test_without_a_salutation_no_letter_parties_are_read() -> None:
+    text = LETTER.replace("Ladies and Gentlemen:", "Summary of terms")
+    out = run(text, "contract")
+    assert out.parties == []  # type: ignore[attr-defined]
+    assert not fields(out, "contract")["effective_date"].found

@@ -41,6 +41,7 @@ from .clauses import CLAUSES, KIND_CLAUSES, Clause, Flow, whole_words
 from .contact import find_emails, find_ibans, find_phones, find_urls, find_vat_ids
 from .labels import LabelFinder, label_regex, lead
 from .layout import LayoutFinder
+from .letters import letter_date, letter_parties, salutation
 from .lines import Hit, Leaf, Line, Lines, join_caveats, leaf
 from .match import Match, Span
 from .meaning import GENERIC, Concept, concept_of, description_label, field_words
@@ -159,6 +160,7 @@ class _Filler(LabelFinder, LayoutFinder):
             for h in (
                 *self.label_hits(kind, spec.enum, matches),
                 *self._phrase_hits(spec, concept, kind),
+                *self._letter_hits(concept, kind),
                 *self._pattern_hits(kind),
                 *self.layout_hits(
                     concept, kind, parent, self._parent_concept(parent), spec.description
@@ -233,6 +235,24 @@ class _Filler(LabelFinder, LayoutFinder):
                 if hit is not None:
                     hits.append(hit)
         return hits
+
+    @property
+    def _texts(self) -> list[str]:
+        return [line.text for line in self.lines.rows]
+
+    def _letter_hits(self, concept: Concept | None, kind: str) -> list[Hit]:
+        """The date above a letter's salutation, for the agreement's date."""
+        if concept is None or concept.key != "agreement date" or kind != "date":
+            return []
+        texts = self._texts
+        greeting = salutation(texts)
+        found = letter_date(texts, greeting) if greeting is not None else None
+        if found is None:
+            return []
+        row, match = found
+        caveat = "the date of the letter, above its salutation"
+        match = replace(match, caveat=join_caveats(caveat, match.caveat))
+        return [Hit((1, -50), self.lines.rows[row], match, (match.start, match.end))]
 
     def _clause_matches(self, clause: Clause, stop: int) -> list[re.Match[str]]:
         key = id(clause)
@@ -377,7 +397,12 @@ class _Filler(LabelFinder, LayoutFinder):
             items = [x for x in items if x is not None]
             if items:
                 return items
-        return []
+        greeting = salutation(self._texts)
+        if greeting is None:
+            return []
+        spans = letter_parties(self._texts, self.flow, greeting)
+        letter = [self._party_item(item, path, span, None) for span in spans]
+        return [x for x in letter if x is not None]
 
     def _flow_leaf(self, span: Span, name: bool) -> Leaf | None:
         """A leaf quoting ``span`` of the flow: from its line, or over the lines it wraps onto;
