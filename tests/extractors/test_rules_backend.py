@@ -987,3 +987,149 @@ def test_without_a_salutation_no_letter_parties_are_read() -> None:
     out = run(text, "contract")
     assert out.parties == []  # type: ignore[attr-defined]
     assert not fields(out, "contract")["effective_date"].found
+
+
+# -- layout blocks and plain client schemas ---------------------------------------------------
+
+BILL_TO = """\
+ACME GmbH
+Invoice No: INV-7
+Bill to:
+Beta LLC
+4557 De Silva St
+Fremont, CA 94538
+USA
+Total: 5,00 EUR
+"""
+
+
+def test_the_block_under_bill_to_is_the_buyers_name_and_address_and_verifies() -> None:
+    got = fields(run(BILL_TO, "invoice"), "invoice")
+    name, address = got["buyer.name"], got["buyer.address"]
+    assert (name.value, name.quote, name.line_start) == ("Beta LLC", "Beta LLC", 4)
+    assert address.model_dump(mode="json")["value"] == {
+        "street": "4557 De Silva St",
+        "postal_code": "94538",
+        "city": "Fremont",
+        "region": "CA",
+        "country": "USA",
+    }
+    assert (address.quote, address.line_start, address.line_end) == (
+        "4557 De Silva St Fremont, CA 94538 USA",
+        5,
+        7,
+    )
+    assert not got["seller.address"].found  # the block is headed for the buyer
+    result = extract_parsed(parse(BILL_TO), get_schema("invoice"), llm=RulesBackend())
+    assert {p: result.fields[p].status for p in ("buyer.name", "buyer.address")} == {
+        "buyer.name": Status.VERIFIED,
+        "buyer.address": Status.VERIFIED,
+    }
+
+
+def test_a_german_heading_and_a_uk_postcode() -> None:
+    text = "Rechnungsadresse\nMüller & Söhne KG\nBaker Street 221\nLondon NW1 6XE\n"
+    got = fields(run(text, "invoice"), "invoice")
+    assert got["buyer.name"].value == "Müller & Söhne KG"
+    assert got["buyer.address"].model_dump(mode="json")["value"] == {
+        "street": "Baker Street 221",
+        "postal_code": "NW1 6XE",
+        "city": "London",
+        "region": None,
+        "country": None,
+    }
+
+
+def test_sample_invoice_letterhead_and_addressee_blocks() -> None:
+    doc, _ = sample("invoice")
+    got = fields(run(doc, "invoice"), "invoice")
+    # the sender line over the window names the letterhead's name, with the seller's address
+    assert (got["seller.name"].value, got["seller.name"].line_start) == (
+        "Spreeufer Tagungshaus GmbH",
+        3,
+    )
+    assert got["seller.name"].caveat == "in the letterhead's block"
+    assert (got["buyer.name"].value, got["buyer.name"].line_start) == ("Brouwer Analytics B.V.", 4)
+    assert (got["buyer.address"].line_start, got["buyer.address"].line_end) == (6, 8)
+    assert got["seller.address"].quote == "Spreeuferweg 12 · 10245 Berlin · Germany"
+
+
+def test_sample_cv_name_headline_and_current_job() -> None:
+    doc, _ = sample("cv")
+    got = fields(run(doc, "candidate_profile"), "candidate_profile")
+    spans = {
+        p: (got[p].value, got[p].line_start)
+        for p in ("full_name", "headline", "location", "current_title", "current_employer")
+    }
+    assert spans == {
+        "full_name": ("Imogen Castellane", 32),
+        "headline": ("Data Engineering Lead · Cloud Platforms & Streaming", 33),
+        "location": ("London, United Kingdom", 4),
+        "current_title": ("Lead Data Engineer", 41),
+        "current_employer": ("Northwind Freight Analytics Ltd", 42),
+    }
+
+
+PLAIN_CONTRACT = {
+    "type": "object",
+    "properties": {
+        "counterparties": {"type": "array", "items": {"type": "string"}},
+        "jurisdiction": {"type": "string"},
+        "duration": {"type": "string"},
+        "commencement_date": {"type": "string"},
+        "renewal": {"type": "string", "description": "Length of each renewal period"},
+    },
+}
+
+
+def test_a_plain_schema_is_read_by_meaning_and_every_value_verifies() -> None:
+    schema = schema_from_json(PLAIN_CONTRACT)
+    got = {
+        p: (f.value, f.quote) for p, f in fields(run(CONTRACT, schema), schema).items() if f.found
+    }
+    assert got == {
+        "counterparties[0]": ("Alpha Corp", "Alpha Corp"),
+        "counterparties[1]": ("Beta LLC", "Beta LLC"),
+        "jurisdiction": ("New York", "governed by the laws of the State of New York"),
+        "duration": ("3 years", "term of this Agreement is three (3) years"),
+        "commencement_date": ("March 1, 2026", "effective as of March 1, 2026"),
+        "renewal": ("1 year", "renew for successive one (1) year"),
+    }
+    result = extract_parsed(parse(CONTRACT), schema, llm=RulesBackend())
+    assert {p: f.status for p, f in result.fields.items()} == {p: Status.VERIFIED for p in got}
+
+
+PLAIN_INVOICE = {
+    "type": "object",
+    "properties": {
+        "invoice_no": {"type": "string"},
+        "amount_due": {"type": "number"},
+        "vat_percent": {"type": "number", "description": "VAT rate"},
+        "bill_to": {
+            "type": "object",
+            "properties": {"company": {"type": "string"}, "address": {"type": "string"}},
+        },
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        ("invoice_no", "INV-2026-001"),
+        ("amount_due", 1234.56),  # a number field gets the number, not {value, currency}
+        ("vat_percent", 19.0),
+    ],
+)
+def test_plain_invoice_fields_take_the_shape_the_schema_asks(path: str, value: Any) -> None:
+    schema = schema_from_json(PLAIN_INVOICE)
+    field = fields(run(INVOICE, schema), schema)[path]
+    assert field.value == value
+    result = extract_parsed(parse(INVOICE), schema, llm=RulesBackend())
+    assert result.fields[path].status == Status.VERIFIED
+
+
+def test_a_plain_address_string_gets_the_quoted_block() -> None:
+    schema = schema_from_json(PLAIN_INVOICE)
+    got = fields(run(BILL_TO, schema), schema)
+    assert got["bill_to.address"].value == "4557 De Silva St Fremont, CA 94538 USA"

@@ -61,6 +61,10 @@ _POSTAL_EU = re.compile(
 _POSTAL_US = re.compile(
     r"(?P<city>[A-ZÀ-Þ][\w'’.-]*(?:\s[A-ZÀ-Þ][\w'’.-]*){0,3}),?\s+(?P<region>[A-Z]{2})\s+(?P<pc>\d{5}(?:-\d{4})?)"
 )
+_POSTAL_UK = re.compile(
+    r"(?P<city>[A-ZÀ-Þ][\w'’.-]*(?:\s[A-ZÀ-Þ][\w'’.-]*){0,2}),?\s+"
+    r"(?P<pc>[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2})"
+)
 _STREET = re.compile(
     r"(?:\d+[A-Za-z]?\s+(?:[A-ZÀ-Þ][\w'’.-]*\s?){1,5}|(?:[A-ZÀ-Þ][\w'’.-]*\s){0,4}[A-ZÀ-Þa-zß][\w'’.-]*\s\d+[A-Za-z]?(?:[-/]\d+)?)"
 )
@@ -95,26 +99,33 @@ def _parts(line: Line) -> list[_Part]:
     return out
 
 
+def _postal(text: str) -> dict[str, Any] | None:
+    for pattern in (_POSTAL_US, _POSTAL_UK, _POSTAL_EU):
+        if m := pattern.fullmatch(text):
+            found = m.groupdict()
+            return {
+                "postal_code": found["pc"],
+                "city": found["city"],
+                "region": found.get("region"),
+            }
+    return None
+
+
 def _address(parts: list[_Part]) -> tuple[dict[str, Any], int, int] | None:
-    """The address the parts hold: its value and the first and last part it uses."""
-    value: dict[str, Any] = dict.fromkeys(("street", "postal_code", "city", "region", "country"))
-    used: list[int] = []
-    for i, part in enumerate(parts):
-        text = part.text.strip().rstrip(",")
-        if value["postal_code"] is None and (m := _POSTAL_US.fullmatch(text)):
-            value.update(postal_code=m["pc"], city=m["city"], region=m["region"])
-        elif value["postal_code"] is None and (m := _POSTAL_EU.fullmatch(text)):
-            value.update(postal_code=m["pc"], city=m["city"])
-        elif value["street"] is None and value["postal_code"] is None and _STREET.fullmatch(text):
-            value["street"] = text
-        elif used and used[-1] == i - 1 and value["postal_code"] and text.lower() in _countries():
-            value["country"] = text
-        else:
+    """The address the parts hold: a street part right before a postal code and city part,
+    then a country part if one follows; its value and the first and last part it uses."""
+    texts = [part.text.strip().rstrip(",") for part in parts]
+    for i in range(1, len(texts)):
+        postal = _postal(texts[i])
+        street = texts[i - 1]
+        if postal is None or not (_STREET.fullmatch(street) or _POSTAL_EU.fullmatch(street)):
             continue
-        used.append(i)
-    if value["postal_code"] is None or value["street"] is None:
-        return None
-    return value, used[0], used[-1]
+        value: dict[str, Any] = {"street": street, **postal, "country": None}
+        last = i
+        if i + 1 < len(texts) and texts[i + 1].lower() in _countries():
+            value["country"], last = texts[i + 1], i + 1
+        return value, i - 1, last
+    return None
 
 
 def _name_like(text: str) -> bool:
