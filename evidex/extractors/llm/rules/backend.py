@@ -257,7 +257,7 @@ class _Filler(LabelFinder, LayoutFinder):
     def _clause_matches(self, clause: Clause, stop: int) -> list[re.Match[str]]:
         key = id(clause)
         if key not in self._clauses:
-            self._clauses[key] = list(clause.pattern.finditer(self.flow.text, 0, stop))
+            self._clauses[key] = clause.finditer(self.flow.text, self.flow.lower, stop)
         return self._clauses[key]
 
     def _clause_hit(

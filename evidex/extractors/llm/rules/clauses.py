@@ -17,6 +17,7 @@ itself, so a date that belongs to another agreement referred to later is not tak
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,6 +39,46 @@ class Clause:
     tier: int = 0  # a lower tier wins; within a tier, the first in reading order
     preamble: bool = False  # only in the opening paragraphs
     not_after: re.Pattern[str] | None = None  # ruled out when the text before it ends so
+    # words every match contains (lower case): the pattern runs only near them, not over the
+    # whole document
+    anchors: tuple[str, ...] = ()
+
+    def finditer(self, text: str, lower: str, stop: int) -> list[re.Match[str]]:
+        """The pattern's matches that start before ``stop`` (``lower`` is ``text.lower()``,
+        the same length), searched only within ``_REACH`` characters of an anchor word."""
+        if not self.anchors or len(lower) != len(text):
+            return list(
+                itertools.takewhile(lambda m: m.start() < stop, self.pattern.finditer(text))
+            )
+        hits = sorted(
+            pos for word in self.anchors for pos in _positions(lower, word, stop + _REACH)
+        )
+        windows: list[list[int]] = []
+        for pos in hits:
+            lo, hi = max(0, pos - _REACH), min(len(text), pos + _REACH)
+            if windows and lo <= windows[-1][1]:
+                windows[-1][1] = max(windows[-1][1], hi)
+            else:
+                windows.append([lo, hi])
+        out: list[re.Match[str]] = []
+        for lo, hi in windows:
+            for m in self.pattern.finditer(text, lo, hi):
+                if m.start() >= stop:
+                    return out
+                if not out or m.start() >= out[-1].end():
+                    out.append(m)
+        return out
+
+
+_REACH = 500  # no clause match runs further than this from its anchor word
+
+
+def _positions(text: str, word: str, stop: int) -> list[int]:
+    out, pos = [], text.find(word, 0, stop)
+    while pos >= 0:
+        out.append(pos)
+        pos = text.find(word, pos + 1, stop)
+    return out
 
 
 # a line that holds only a page number ("6", "- 6 -", "Page 1 of 3") is left out of the flow
@@ -64,6 +105,7 @@ class Flow:
         for n in self.lengths[:-1]:
             self.starts.append(self.starts[-1] + n + 1)
         self.text = " ".join(texts[i] for i in self.rows)
+        self.lower = self.text.lower()
         self._texts = [texts[i] for i in self.rows]
         self._k_of = {row: k for k, row in enumerate(self.rows)}
         low, high = _PREAMBLE_LINES
@@ -237,20 +279,35 @@ _TERM_HEADING = re.compile(
     r"(?:\bfor\s+)?(?:a\s+period\s+of\s+)?)" + _DURATION
 )
 
+_LASTING = ("terminate", "expire", "continue", "remain", "survive")
 # Keyed by concept (``meaning.py``), or by kind.
 CLAUSES: dict[str, tuple[Clause, ...]] = {
-    "governing law": (Clause(_GOVERNED), Clause(_GOVERN)),
-    "auto renewal": (Clause(_NO_RENEWAL, False), Clause(_RENEWAL, True)),
+    "governing law": (
+        Clause(
+            _GOVERNED,
+            anchors=("governed", "construed", "interpreted", "enforced", "controlled", "applied"),
+        ),
+        Clause(_GOVERN, anchors=("govern",)),
+    ),
+    "auto renewal": (
+        Clause(_NO_RENEWAL, False, anchors=("renew",)),
+        Clause(_RENEWAL, True, anchors=("renew",)),
+    ),
     "agreement date": (
-        Clause(_DATED, preamble=True, not_after=_OTHER_AGREEMENT),
-        Clause(_DEFINED_DATE, tier=1),
+        Clause(
+            _DATED,
+            preamble=True,
+            not_after=_OTHER_AGREEMENT,
+            anchors=("made", "entered", "executed", "dated", "effective", "agree"),
+        ),
+        Clause(_DEFINED_DATE, tier=1, anchors=("effective",)),
     ),
     "agreement term": (
-        Clause(_TERM_IS),
-        Clause(_LASTS_FOR, tier=1),
-        Clause(_LASTS_UNTIL, tier=1),
-        Clause(_TERM_DEFINED, tier=1),
-        Clause(_TERM_HEADING, tier=2),
+        Clause(_TERM_IS, anchors=("term",)),
+        Clause(_LASTS_FOR, tier=1, anchors=_LASTING),
+        Clause(_LASTS_UNTIL, tier=1, anchors=_LASTING),
+        Clause(_TERM_DEFINED, tier=1, anchors=("term",)),
+        Clause(_TERM_HEADING, tier=2, anchors=("term", "duration")),
     ),
 }
-KIND_CLAUSES: dict[str, tuple[Clause, ...]] = {"years": (Clause(_YEARS),)}
+KIND_CLAUSES: dict[str, tuple[Clause, ...]] = {"years": (Clause(_YEARS, anchors=("experience",)),)}

@@ -71,6 +71,7 @@ class Lines:
             for i, (no, page, text, *rest) in enumerate(rows)
         ]
         self.joined = "\n".join(line.text for line in self.rows)
+        self.lower = self.joined.lower()
         self.starts: list[int] = []
         pos = 0
         for line in self.rows:
