@@ -34,11 +34,16 @@ _NOT_A_NAME = re.compile(
     r"(?i)(?:curriculum vitae|resume|résumé|cv|invoice|rechnung|facture|receipt|quote|quotation"
     r"|agreement|contract|tax invoice|credit note|statement|bill|page \d.*)"
 )
+# words of a document's own vocabulary: a line holding one is a heading or a label, not a name
+_DOCUMENT_WORDS = re.compile(
+    r"(?i)\b(?:invoice|rechnung|factuur|facture|factura|total|amount|balance|due|date|tax|vat"
+    r"|receipt|order|page|summary|statement|address|adres|adresse|bill|billing)\b"
+)
 _WORD = r"[A-ZÀ-Þ][\w.'’&-]*"
 _ORG = re.compile(
     rf"(?:{_WORD}|&|[a-z]{{1,3}}|[\w.-]+)(?:\s+(?:{_WORD}|&|and|of|[a-z]{{1,3}}\.?|[\w.-]+)){{0,7}}"
 )
-_SEGMENTS = re.compile(r"\s+[|·•]\s+|\s{3,}")
+_SEGMENTS = re.compile(r"\s+[|·•–—]\s+|\s{3,}|\s*[\ue000-\uf8ff]\s*")  # private use: icons
 _LOCATION = re.compile(
     r"[A-ZÀ-Þ][\w.'’-]+(?:\s[A-ZÀ-Þ][\w.'’-]+){0,2},\s?[A-ZÀ-Þ][\w.'’-]+(?:\s[A-ZÀ-Þ][\w.'’-]+){0,2}"
 )
@@ -87,14 +92,17 @@ class _Part:
         return self.line.text[self.start : self.end]
 
 
+_TRIM = " \t•|·–—"
+
+
 def _parts(line: Line) -> list[_Part]:
     out, pos = [], 0
     for m in [*_SEGMENTS.finditer(line.text), None]:
         end = m.start() if m else len(line.text)
         chunk = line.text[pos:end]
-        lead = len(chunk) - len(chunk.lstrip())
-        if chunk.strip():
-            out.append(_Part(line, pos + lead, pos + len(chunk.rstrip())))
+        lead = len(chunk) - len(chunk.lstrip(_TRIM))
+        if chunk.strip(_TRIM):
+            out.append(_Part(line, pos + lead, pos + len(chunk.rstrip(_TRIM))))
         pos = m.end() if m else pos
     return out
 
@@ -133,6 +141,8 @@ def _name_like(text: str) -> bool:
     return (
         bool(clean)
         and not _NOT_A_NAME.fullmatch(clean)
+        and not _DOCUMENT_WORDS.search(clean)
+        and clean.lower() not in _countries()
         and not _CONTACT.search(clean)
         and not re.search(r"\d{3}|:", clean)
         and _ORG.fullmatch(clean) is not None
@@ -230,8 +240,9 @@ class LayoutFinder:
         text = below.text.strip()
         if _CONTACT.search(text) or len(text.split()) < 2 or len(text.split()) > 12:
             return []
-        if _LOCATION.fullmatch(text) or _EXPERIENCE.fullmatch(text):
-            return []
+        parts = [p.text.strip() for p in _parts(below)]
+        if any(_LOCATION.fullmatch(x) for x in parts) or _EXPERIENCE.fullmatch(text):
+            return []  # a location or a heading: no headline
         start, end = len(below.text) - len(below.text.lstrip()), len(below.text.rstrip())
         match = Match(start, end, below.text[start:end], "the line under the name; no label")
         return [Hit((3, 0), below, match, (start, end))]
@@ -260,6 +271,15 @@ class LayoutFinder:
             if len(entry) < 2:
                 return []
             first, second = (_parts(x)[0] for x in entry[:2])
+            both = first.text.split(", ")
+            if len(both) == 2 and bool(_JOB_WORDS.search(both[0])) != bool(
+                _JOB_WORDS.search(both[1])
+            ):
+                cut = first.start + len(both[0])  # "Co-Founder & CTO, Nexus AI" on one line
+                first, second = (
+                    _Part(first.line, first.start, cut),
+                    _Part(first.line, cut + 2, first.end),
+                )
             title, employer = (
                 (second, first)
                 if (_JOB_WORDS.search(second.text) and not _JOB_WORDS.search(first.text))

@@ -146,7 +146,8 @@ PARENTS = (
     _c("buyer", "buyer | customer | client | bill to | billed to | invoice to | sold to"
        " | ship to | purchaser | recipient | kunde | bill | billing",
        "bill to | billed to | invoice to | sold to | ship to | deliver to | buyer | customer"
-       " | client | rechnungsadresse | lieferadresse | kunde"),
+       " | client | rechnungsadresse | lieferadresse | kunde | factuuradres | afleveradres"
+       " | adresse de facturation | facturé à | dirección de facturación | facturar a"),
     _c("payment", "payment | bank details | payment details | bank account | bank",
        "payment | bank details | bankverbindung"),
 )  # fmt: skip
