@@ -31,6 +31,16 @@ _NEXT_LINE_KINDS |= {"email", "url", "iban", "vat_id", "phone"}
 LabelMatch = tuple[Line, re.Match[str], int, bool]
 
 
+@lru_cache(maxsize=512)
+def _lookup(labels: tuple[tuple[str, bool], ...]) -> dict[str, tuple[int, bool]]:
+    """A matched label's (rank, qualified), keyed by its normal form."""
+    out: dict[str, tuple[int, bool]] = {}
+    for rank, (label, qualified) in enumerate(labels):
+        out.setdefault(norm_label(label), (rank, qualified))
+    return out
+
+
+@lru_cache(maxsize=4096)
 def norm_label(label: str) -> str:
     return re.sub(r"[^a-z0-9#äöüß]", "", label.lower())
 
@@ -64,9 +74,7 @@ class LabelFinder:
         self, labels: list[tuple[str, bool]], strict: bool, text_kind: bool
     ) -> list[LabelMatch]:
         """(line, label match, rank, qualified) for each well-placed label."""
-        lookup: dict[str, tuple[int, bool]] = {}
-        for rank, (label, qualified) in enumerate(labels):
-            lookup.setdefault(norm_label(label), (rank, qualified))
+        lookup = _lookup(tuple(labels))
         regex, out = label_regex(tuple(label for label, _ in labels)), []
         for found in self._find(regex, [label for label, _ in labels]):
             line, offset = self.lines.at(found.start())

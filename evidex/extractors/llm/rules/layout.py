@@ -81,6 +81,16 @@ def _countries() -> frozenset[str]:
     return frozenset(names | {"usa", "uk", "the netherlands", "deutschland", "nederland"})
 
 
+@lru_cache(maxsize=1)
+def _headings() -> list[tuple[str, re.Pattern[str]]]:
+    """Per party (seller, buyer), a heading line: its label alone, or before ":" or a gap."""
+    out = []
+    for concept in PARENTS[:2]:
+        labels = "|".join(re.escape(x) for x in sorted(concept.labels, key=len, reverse=True))
+        out.append((concept.key, re.compile(rf"(?i)\s*(?:{labels})\s*(?::|$|\s{{2,}})\s*")))
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class _Part:
     line: Line
@@ -298,11 +308,9 @@ class LayoutFinder:
 
     def _heading(self, line: Line) -> tuple[str, int] | None:
         """The party a heading line names, and where the text after it starts."""
-        for concept in PARENTS[:2]:
-            for label in concept.labels:
-                m = re.match(rf"(?i)\s*{re.escape(label)}\s*(?::|$|\s{{2,}})\s*", line.text)
-                if m:
-                    return concept.key, m.end()
+        for key, heading in _headings():
+            if m := heading.match(line.text):
+                return key, m.end()
         return None
 
     def _blocks(self) -> list[tuple[str | None, list[_Part]]]:
