@@ -1133,3 +1133,20 @@ def test_a_plain_address_string_gets_the_quoted_block() -> None:
     schema = schema_from_json(PLAIN_INVOICE)
     got = fields(run(BILL_TO, schema), schema)
     assert got["bill_to.address"].value == "4557 De Silva St Fremont, CA 94538 USA"
+
+
+def test_without_a_date_of_its_own_the_agreement_is_dated_by_its_last_signature() -> None:
+    text = (
+        "This Agreement is made as of the date last signed below between Alpha Corp and Beta "
+        "LLC.\nALPHA CORP\nBy: A. Smith\nDate: January 19, 2016\nBETA LLC\nBy: B. Jones\n"
+        "Dated: January 27, 2016\n"
+    )
+    date = fields(run(text, "contract"), "contract")["effective_date"]
+    assert (date.model_dump(mode="json")["value"], date.quote, date.line_start) == (
+        {"iso": "2016-01-27", "original": "January 27, 2016"},
+        "January 27, 2016",
+        7,
+    )
+    assert date.caveat == (
+        "the latest date by a signature; the agreement states no date of its own"
+    )

@@ -41,7 +41,7 @@ from .clauses import CLAUSES, KIND_CLAUSES, Clause, Flow, whole_words
 from .contact import find_emails, find_ibans, find_phones, find_urls, find_vat_ids
 from .labels import LabelFinder, label_regex, lead
 from .layout import LayoutFinder
-from .letters import letter_date, letter_parties, salutation
+from .letters import letter_date, letter_parties, salutation, signed_date
 from .lines import Hit, Leaf, Line, Lines, join_caveats, leaf
 from .match import Match, Span
 from .meaning import GENERIC, Concept, concept_of, description_label, field_words
@@ -247,12 +247,16 @@ class _Filler(LabelFinder, LayoutFinder):
         texts = self._texts
         greeting = salutation(texts)
         found = letter_date(texts, greeting) if greeting is not None else None
+        caveat, rank = "the date of the letter, above its salutation", (1, -50)
+        if found is None:
+            found = signed_date(texts)
+            caveat = "the latest date by a signature; the agreement states no date of its own"
+            rank = (2, 0)
         if found is None:
             return []
         row, match = found
-        caveat = "the date of the letter, above its salutation"
         match = replace(match, caveat=join_caveats(caveat, match.caveat))
-        return [Hit((1, -50), self.lines.rows[row], match, (match.start, match.end))]
+        return [Hit(rank, self.lines.rows[row], match, (match.start, match.end))]
 
     def _clause_matches(self, clause: Clause, stop: int) -> list[re.Match[str]]:
         key = id(clause)

@@ -16,7 +16,9 @@ from .dates import parse_date
 from .match import Match, Span
 from .parties import party_spans
 
-__all__ = ["letter_date", "letter_parties", "salutation"]
+__all__ = ["letter_date", "letter_parties", "salutation", "signed_date"]
+
+_SIGNED = re.compile(r"(?i)(?:^|\|)\s*dated?\s*(?::|\|)\s*(?:\|\s*)?")
 
 _SALUTATION = re.compile(
     r"(?i)\s*(?:dear\s+[^:,]{1,60}|ladies\s+and\s+gentlemen|gentlemen|gentlepersons"
@@ -74,3 +76,15 @@ def letter_parties(texts: Sequence[str], flow: Flow, greeting: int) -> list[Span
                 out.append(m.span())
                 break
     return out
+
+
+def signed_date(texts: Sequence[str]) -> tuple[int, Match] | None:
+    """The latest date written after "Date:" / "Dated:" (signature blocks): an agreement that
+    gives no date of its own takes effect when the last party signs."""
+    best: tuple[int, Match] | None = None
+    for row, text in enumerate(texts):
+        for m in _SIGNED.finditer(text):
+            found = parse_date(text, m.end())
+            if found is not None and (best is None or found.value["iso"] > best[1].value["iso"]):
+                best = row, found
+    return best
