@@ -37,7 +37,7 @@ from typing import Any
 import dateparser
 from text_to_num import alpha2digit
 
-from bench.common import eval_dir
+from bench.common import SAMPLES, eval_dir
 from evidex.extractors.document import ParsedDocument
 from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
@@ -312,11 +312,22 @@ def report(scored: dict[str, Scored]) -> None:
             print(f"{folder[:22] + ' ' + name:32}" + "".join(f"{c:>22}" for c in cells))
 
 
+def start_up() -> float:
+    """Seconds the first calls of a process take (check-digit registries, phone metadata,
+    Babel's territory names load once), kept out of the per-page figures."""
+    doc = PyMuPDFParser().parse((SAMPLES / "invoice.pdf").read_bytes(), "invoice.pdf")
+    start = time.perf_counter()
+    for name in ("invoice", "candidate_profile", "contract"):
+        extract_parsed(doc, get_schema(name), llm=RulesBackend())
+    return time.perf_counter() - start
+
+
 def main() -> int:
     root = eval_dir()
     if root is None:
         print("shared/eval not found; set EVIDEX_EVAL_DIR")
         return 0
+    warm = start_up()
     timings: dict[str, Timing] = {}
     scored: dict[str, Scored] = {}
     for name in (TUNED, REPORTED):
@@ -336,7 +347,10 @@ def main() -> int:
         top = ", ".join(f"{k} {n}" for k, n in sorted(tally.by_field.items()))
         print(f"    verified by field ('(?)': not a value of the ground truth): {top}")
     print()
-    print("rules backend time beside parse time, same documents, same run:")
+    print(
+        f"rules backend time beside parse time, same documents, same run (one-time start-up "
+        f"of the process, not counted: {warm * 1000:.0f} ms):"
+    )
     for name, timing in timings.items():
         print(timing.line(name))
     return 0
