@@ -16,7 +16,15 @@ from evidex.extractors.llm.base import LLMRequest, LLMResponse
 from evidex.extractors.llm.rules import NOTE, RulesBackend
 from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
 from evidex.extractors.parsers.text import TextParser
-from evidex.schemas import FieldExtraction, SchemaDef, get_schema, iter_leaves, schema_from_json
+from evidex.extractors.pipeline import extract_parsed
+from evidex.schemas import (
+    FieldExtraction,
+    SchemaDef,
+    Status,
+    get_schema,
+    iter_leaves,
+    schema_from_json,
+)
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
@@ -254,6 +262,7 @@ def test_no_value_is_borrowed_from_elsewhere_on_the_line(text: str, path: str) -
 def test_cv_contacts_links_and_lists() -> None:
     assert found(run(CV, "candidate_profile"), "candidate_profile") == {
         "full_name": "Jane Doe",
+        "location": "Berlin, Germany",  # a place beside the contact details
         "email": "jane.doe@example.com",
         "phone": "+49 151 23456789",
         "linkedin_url": "linkedin.com/in/janedoe",
@@ -489,11 +498,13 @@ def _paths(text: str) -> list[str]:
 
 # what the rules backend reads off each sample (the rest, e.g. line items, it leaves not found)
 SAMPLE_FIELDS = {
-    "invoice": _paths("""invoice_number purchase_order issue_date due_date seller.vat_id
+    "invoice": _paths("""invoice_number purchase_order issue_date due_date seller.name
+        seller.address buyer.name buyer.address seller.vat_id
         seller.email seller.phone buyer.vat_id buyer.email buyer.phone currency subtotal tax_rate
         tax total payment_terms payment.iban payment.bic payment.bank_name payment.account_holder
         payment.payment_reference"""),
-    "cv": _paths("""full_name email phone linkedin_url github_url website_url years_of_experience
+    "cv": _paths("""full_name headline location current_title current_employer email phone
+        linkedin_url github_url website_url years_of_experience
         work_authorization availability""")
     + [f"skills[{i}]" for i in range(12)]
     + [f"certifications[{i}]" for i in range(3)],
@@ -784,10 +795,6 @@ def test_a_wrapped_sentence_says_where_it_starts() -> None:
             "it is performed.\n",
             "governing_law",
         ),
-        (  # the jurisdiction's name is split over two lines: no line can quote it
-            "This Agreement shall be governed by the laws of the State of New\nJersey.\n",
-            "governing_law",
-        ),
         ("This Agreement is effective as of the date last signed below.\n", "effective_date"),
         ("This Agreement is dated as of ____________, 20__.\n", "effective_date"),
         (  # another agreement's date
@@ -798,11 +805,6 @@ def test_a_wrapped_sentence_says_where_it_starts() -> None:
         (  # after the recitals and numbered sections begin, a date is not the agreement's own
             "MUTUAL NDA\nThe parties agree:\nWHEREAS, A\nB\nC\nD\nE\n1. Definitions.\nThis "
             "Agreement was entered into as of May 1, 2020.\n",
-            "effective_date",
-        ),
-        (  # the date is split over two lines
-            "This Agreement is made as of June 22,\n2016, by and between Alpha Corp and Beta "
-            "LLC.\n",
             "effective_date",
         ),
         (  # a restriction's period, not the agreement's term
@@ -822,12 +824,10 @@ def test_a_wrapped_sentence_says_where_it_starts() -> None:
     ids=[
         "law-incorporation",
         "law-any-state",
-        "law-split-name",
         "date-when-signed",
         "date-blank",
         "date-other-agreement",
         "date-after-preamble",
-        "date-split",
         "term-restriction",
         "term-label-in-prose",
         "term-anniversary",
@@ -891,10 +891,10 @@ PARTY_CASES = [
         ],
     ),
     (
-        "a-name-split-over-lines-is-left-out",
+        "a-name-split-over-lines-is-quoted-over-them",
         "This Agreement is made by and between Alpha Corp, a Delaware corporation, and\nBeta\n"
         "Holdings, Inc.\n",
-        [("Alpha Corp", 1, None)],
+        [("Alpha Corp", 1, None), ("Beta Holdings, Inc.", 2, None)],
     ),
     ("defined-terms-are-no-names", "Nothing here is between the Company and the Employee.\n", []),
     (
@@ -921,9 +921,232 @@ def test_contract_parties_have_exact_names_roles_and_lines(
         name, role = got.get(f"parties[{i}].name"), got.get(f"parties[{i}].role")
         if name is None or role is None:
             break
-        assert name.line_start is not None and name.quote == name.value
-        assert name.quote in visible[name.line_start - 1]
+        assert name.line_start is not None and name.line_end is not None
+        assert name.quote == name.value
+        assert name.quote in " ".join(visible[name.line_start - 1 : name.line_end])
         if role.line_start is not None:
             assert role.quote in visible[role.line_start - 1]
         parties.append((name.value, name.line_start, role.value))
     assert parties == want
+
+
+WRAPPED = [
+    (
+        "This Agreement shall be governed by the laws of the State of New\nJersey.\n",
+        "governing_law",
+        "New Jersey",
+        "governed by the laws of the State of New Jersey",
+    ),
+    (
+        "This Agreement is made as of June 22,\n2016, by and between Alpha Corp and Beta LLC.\n",
+        "effective_date",
+        {"iso": "2016-06-22", "original": "June 22, 2016"},
+        "made as of June 22, 2016",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "path", "value", "quote"), WRAPPED, ids=["law", "date"])
+def test_a_value_that_wraps_is_quoted_over_its_lines_and_verifies(
+    text: str, path: str, value: Any, quote: str
+) -> None:
+    field = fields(run(text, "contract"), "contract")[path]
+    got = field.model_dump(mode="json")
+    assert (got["value"], got["quote"], got["line_start"], got["line_end"]) == (value, quote, 1, 2)
+    result = extract_parsed(parse(text), get_schema("contract"), llm=RulesBackend())
+    assert result.fields[path].status == Status.VERIFIED
+
+
+LETTER = """\
+March 3, 2020
+Globex Corporation
+100 Main Street
+Springfield, IL 62701
+Ladies and Gentlemen:
+In connection with a possible transaction with Initech, Inc. (the "Company"), you have asked
+for information about the Company.
+"""
+
+
+def test_a_letter_agreement_names_its_addressee_and_the_company_and_is_dated_above() -> None:
+    got = fields(run(LETTER, "contract"), "contract")
+    names = [(got[f"parties[{i}].name"].value, got[f"parties[{i}].name"].line_start) for i in "01"]
+    assert names == [("Globex Corporation", 2), ("Initech, Inc.", 6)]
+    assert "parties[2].name" not in got
+    date = got["effective_date"]
+    assert (date.model_dump(mode="json")["value"], date.quote, date.line_start) == (
+        {"iso": "2020-03-03", "original": "March 3, 2020"},
+        "March 3, 2020",
+        1,
+    )
+    assert date.caveat == "the date of the letter, above its salutation"
+
+
+def test_without_a_salutation_no_letter_parties_are_read() -> None:
+    text = LETTER.replace("Ladies and Gentlemen:", "Summary of terms")
+    out = run(text, "contract")
+    assert out.parties == []  # type: ignore[attr-defined]
+    assert not fields(out, "contract")["effective_date"].found
+
+
+# -- layout blocks and plain client schemas ---------------------------------------------------
+
+BILL_TO = """\
+ACME GmbH
+Invoice No: INV-7
+Bill to:
+Beta LLC
+4557 De Silva St
+Fremont, CA 94538
+USA
+Total: 5,00 EUR
+"""
+
+
+def test_the_block_under_bill_to_is_the_buyers_name_and_address_and_verifies() -> None:
+    got = fields(run(BILL_TO, "invoice"), "invoice")
+    name, address = got["buyer.name"], got["buyer.address"]
+    assert (name.value, name.quote, name.line_start) == ("Beta LLC", "Beta LLC", 4)
+    assert address.model_dump(mode="json")["value"] == {
+        "street": "4557 De Silva St",
+        "postal_code": "94538",
+        "city": "Fremont",
+        "region": "CA",
+        "country": "USA",
+    }
+    assert (address.quote, address.line_start, address.line_end) == (
+        "4557 De Silva St Fremont, CA 94538 USA",
+        5,
+        7,
+    )
+    assert not got["seller.address"].found  # the block is headed for the buyer
+    result = extract_parsed(parse(BILL_TO), get_schema("invoice"), llm=RulesBackend())
+    assert {p: result.fields[p].status for p in ("buyer.name", "buyer.address")} == {
+        "buyer.name": Status.VERIFIED,
+        "buyer.address": Status.VERIFIED,
+    }
+
+
+def test_a_german_heading_and_a_uk_postcode() -> None:
+    text = "Rechnungsadresse\nMüller & Söhne KG\nBaker Street 221\nLondon NW1 6XE\n"
+    got = fields(run(text, "invoice"), "invoice")
+    assert got["buyer.name"].value == "Müller & Söhne KG"
+    assert got["buyer.address"].model_dump(mode="json")["value"] == {
+        "street": "Baker Street 221",
+        "postal_code": "NW1 6XE",
+        "city": "London",
+        "region": None,
+        "country": None,
+    }
+
+
+def test_sample_invoice_letterhead_and_addressee_blocks() -> None:
+    doc, _ = sample("invoice")
+    got = fields(run(doc, "invoice"), "invoice")
+    # the sender line over the window names the letterhead's name, with the seller's address
+    assert (got["seller.name"].value, got["seller.name"].line_start) == (
+        "Spreeufer Tagungshaus GmbH",
+        3,
+    )
+    assert got["seller.name"].caveat == "in the letterhead's block"
+    assert (got["buyer.name"].value, got["buyer.name"].line_start) == ("Brouwer Analytics B.V.", 4)
+    assert (got["buyer.address"].line_start, got["buyer.address"].line_end) == (6, 8)
+    assert got["seller.address"].quote == "Spreeuferweg 12 · 10245 Berlin · Germany"
+
+
+def test_sample_cv_name_headline_and_current_job() -> None:
+    doc, _ = sample("cv")
+    got = fields(run(doc, "candidate_profile"), "candidate_profile")
+    spans = {
+        p: (got[p].value, got[p].line_start)
+        for p in ("full_name", "headline", "location", "current_title", "current_employer")
+    }
+    assert spans == {
+        "full_name": ("Imogen Castellane", 32),
+        "headline": ("Data Engineering Lead · Cloud Platforms & Streaming", 33),
+        "location": ("London, United Kingdom", 4),
+        "current_title": ("Lead Data Engineer", 41),
+        "current_employer": ("Northwind Freight Analytics Ltd", 42),
+    }
+
+
+PLAIN_CONTRACT = {
+    "type": "object",
+    "properties": {
+        "counterparties": {"type": "array", "items": {"type": "string"}},
+        "jurisdiction": {"type": "string"},
+        "duration": {"type": "string"},
+        "commencement_date": {"type": "string"},
+        "renewal": {"type": "string", "description": "Length of each renewal period"},
+    },
+}
+
+
+def test_a_plain_schema_is_read_by_meaning_and_every_value_verifies() -> None:
+    schema = schema_from_json(PLAIN_CONTRACT)
+    got = {
+        p: (f.value, f.quote) for p, f in fields(run(CONTRACT, schema), schema).items() if f.found
+    }
+    assert got == {
+        "counterparties[0]": ("Alpha Corp", "Alpha Corp"),
+        "counterparties[1]": ("Beta LLC", "Beta LLC"),
+        "jurisdiction": ("New York", "governed by the laws of the State of New York"),
+        "duration": ("3 years", "term of this Agreement is three (3) years"),
+        "commencement_date": ("March 1, 2026", "effective as of March 1, 2026"),
+        "renewal": ("1 year", "renew for successive one (1) year"),
+    }
+    result = extract_parsed(parse(CONTRACT), schema, llm=RulesBackend())
+    assert {p: f.status for p, f in result.fields.items()} == {p: Status.VERIFIED for p in got}
+
+
+PLAIN_INVOICE = {
+    "type": "object",
+    "properties": {
+        "invoice_no": {"type": "string"},
+        "amount_due": {"type": "number"},
+        "vat_percent": {"type": "number", "description": "VAT rate"},
+        "bill_to": {
+            "type": "object",
+            "properties": {"company": {"type": "string"}, "address": {"type": "string"}},
+        },
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        ("invoice_no", "INV-2026-001"),
+        ("amount_due", 1234.56),  # a number field gets the number, not {value, currency}
+        ("vat_percent", 19.0),
+    ],
+)
+def test_plain_invoice_fields_take_the_shape_the_schema_asks(path: str, value: Any) -> None:
+    schema = schema_from_json(PLAIN_INVOICE)
+    field = fields(run(INVOICE, schema), schema)[path]
+    assert field.value == value
+    result = extract_parsed(parse(INVOICE), schema, llm=RulesBackend())
+    assert result.fields[path].status == Status.VERIFIED
+
+
+def test_a_plain_address_string_gets_the_quoted_block() -> None:
+    schema = schema_from_json(PLAIN_INVOICE)
+    got = fields(run(BILL_TO, schema), schema)
+    assert got["bill_to.address"].value == "4557 De Silva St Fremont, CA 94538 USA"
+
+
+def test_without_a_date_of_its_own_the_agreement_is_dated_by_its_last_signature() -> None:
+    text = (
+        "This Agreement is made as of the date last signed below between Alpha Corp and Beta "
+        "LLC.\nALPHA CORP\nBy: A. Smith\nDate: January 19, 2016\nBETA LLC\nBy: B. Jones\n"
+        "Dated: January 27, 2016\n"
+    )
+    date = fields(run(text, "contract"), "contract")["effective_date"]
+    assert (date.model_dump(mode="json")["value"], date.quote, date.line_start) == (
+        {"iso": "2016-01-27", "original": "January 27, 2016"},
+        "January 27, 2016",
+        7,
+    )
+    assert date.caveat == (
+        "the latest date by a signature; the agreement states no date of its own"
+    )

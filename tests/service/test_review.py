@@ -34,6 +34,7 @@ from evidex.workers.stores import BlobStore
 
 TAMPERED = "purchase_order"
 ITEM = "line_items[0].amount"
+ABSENT = "line_items[0].quantity"
 ITEM_URL = "line_items%5B0%5D.amount"
 WHO = "acme/" + hashlib.sha256(KEYS["acme"].encode()).hexdigest()[:12]
 ORDER = ["needs_review", "unsupported", "not_found", "verified"]
@@ -41,7 +42,8 @@ ORDER = ["needs_review", "unsupported", "not_found", "verified"]
 
 @cache
 def reviewable_result() -> str:
-    """The invoice's real result, with one field needing review and one unsupported (JSON)."""
+    """The invoice's real result, with one field needing review, one unsupported and one not
+    found (JSON)."""
     schema = get_schema("invoice")
     result = extract(INVOICE, schema, parser=PyMuPDFParser(), llm=RulesBackend())
     fields = dict(result.fields)
@@ -60,7 +62,10 @@ def reviewable_result() -> str:
         line_end=60,
         boxes=[Box(page=1, x0=400.0, y0=400.0, x1=450.0, y1=412.0)],
     )
-    return result.model_copy(update={"fields": {**result.fields, ITEM: item}}).to_json()
+    # the rules backend finds every leaf of this invoice: one the document does not state
+    absent = FieldResult(value=None, status=Status.NOT_FOUND)
+    fields = {**result.fields, ITEM: item, ABSENT: absent}
+    return result.model_copy(update={"fields": fields}).to_json()
 
 
 def succeed_with(jobs: MemoryJobStore, blobs: BlobStore, job_id: str, result_json: str) -> str:

@@ -17,14 +17,17 @@ itself, so a date that belongs to another agreement referred to later is not tak
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evidex.extractors.llm.patterns import DATE_TEXT, DURATION_TEXT, Span
+from .dates import DATE_TEXT
+from .match import Span
+from .values import DURATION_TEXT
 
-__all__ = ["CLAUSES", "KIND_CLAUSES", "Clause", "Flow", "parties", "party_spans", "whole_words"]
+__all__ = ["CLAUSES", "KIND_CLAUSES", "Clause", "Flow", "whole_words"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +39,46 @@ class Clause:
     tier: int = 0  # a lower tier wins; within a tier, the first in reading order
     preamble: bool = False  # only in the opening paragraphs
     not_after: re.Pattern[str] | None = None  # ruled out when the text before it ends so
+    # words every match contains (lower case): the pattern runs only near them, not over the
+    # whole document
+    anchors: tuple[str, ...] = ()
+
+    def finditer(self, text: str, lower: str, stop: int) -> list[re.Match[str]]:
+        """The pattern's matches that start before ``stop`` (``lower`` is ``text.lower()``,
+        the same length), searched only within ``_REACH`` characters of an anchor word."""
+        if not self.anchors or len(lower) != len(text):
+            return list(
+                itertools.takewhile(lambda m: m.start() < stop, self.pattern.finditer(text))
+            )
+        hits = sorted(
+            pos for word in self.anchors for pos in _positions(lower, word, stop + _REACH)
+        )
+        windows: list[list[int]] = []
+        for pos in hits:
+            lo, hi = max(0, pos - _REACH), min(len(text), pos + _REACH)
+            if windows and lo <= windows[-1][1]:
+                windows[-1][1] = max(windows[-1][1], hi)
+            else:
+                windows.append([lo, hi])
+        out: list[re.Match[str]] = []
+        for lo, hi in windows:
+            for m in self.pattern.finditer(text, lo, hi):
+                if m.start() >= stop:
+                    return out
+                if not out or m.start() >= out[-1].end():
+                    out.append(m)
+        return out
+
+
+_REACH = 500  # no clause match runs further than this from its anchor word
+
+
+def _positions(text: str, word: str, stop: int) -> list[int]:
+    out, pos = [], text.find(word, 0, stop)
+    while pos >= 0:
+        out.append(pos)
+        pos = text.find(word, pos + 1, stop)
+    return out
 
 
 # a line that holds only a page number ("6", "- 6 -", "Page 1 of 3") is left out of the flow
@@ -62,6 +105,7 @@ class Flow:
         for n in self.lengths[:-1]:
             self.starts.append(self.starts[-1] + n + 1)
         self.text = " ".join(texts[i] for i in self.rows)
+        self.lower = self.text.lower()
         self._texts = [texts[i] for i in self.rows]
         self._k_of = {row: k for k, row in enumerate(self.rows)}
         low, high = _PREAMBLE_LINES
@@ -101,6 +145,22 @@ class Flow:
         if local != len(text) - len(text.lstrip()) or len(text.split()) < 2:
             return None
         return self.rows[k], local, len(text.rstrip())
+
+    def lines_of(self, start: int, end: int, most: int = 3) -> tuple[int, int] | None:
+        """(first line, last line) that ``start:end`` runs over, when they are at most ``most``
+        lines in a row with nothing left out between them (a page number would break the
+        quote), so the text can be quoted over those lines."""
+        if not self.rows or end <= start:
+            return None
+        first, last = self._k(start), self._k(end - 1)
+        if last - first >= most or self.rows[last] - self.rows[first] != last - first:
+            return None
+        return self.rows[first], self.rows[last]
+
+    def line_end(self, row: int) -> int:
+        """The flow offset where line ``row`` ends."""
+        k = self._k_of[row]
+        return self.starts[k] + self.lengths[k]
 
     def clip(self, start: int, end: int, row: int) -> Span:
         """The part of ``start:end`` that lies on line ``row``, in that line's offsets."""
@@ -219,164 +279,35 @@ _TERM_HEADING = re.compile(
     r"(?:\bfor\s+)?(?:a\s+period\s+of\s+)?)" + _DURATION
 )
 
-# Keyed by field name (the last path segment), or by kind.
+_LASTING = ("terminate", "expire", "continue", "remain", "survive")
+# Keyed by concept (``meaning.py``), or by kind.
 CLAUSES: dict[str, tuple[Clause, ...]] = {
-    "governing_law": (Clause(_GOVERNED), Clause(_GOVERN)),
-    "auto_renewal": (Clause(_NO_RENEWAL, False), Clause(_RENEWAL, True)),
-    "effective_date": (
-        Clause(_DATED, preamble=True, not_after=_OTHER_AGREEMENT),
-        Clause(_DEFINED_DATE, tier=1),
+    "governing law": (
+        Clause(
+            _GOVERNED,
+            anchors=("governed", "construed", "interpreted", "enforced", "controlled", "applied"),
+        ),
+        Clause(_GOVERN, anchors=("govern",)),
     ),
-    "term": (
-        Clause(_TERM_IS),
-        Clause(_LASTS_FOR, tier=1),
-        Clause(_LASTS_UNTIL, tier=1),
-        Clause(_TERM_DEFINED, tier=1),
-        Clause(_TERM_HEADING, tier=2),
+    "auto renewal": (
+        Clause(_NO_RENEWAL, False, anchors=("renew",)),
+        Clause(_RENEWAL, True, anchors=("renew",)),
+    ),
+    "agreement date": (
+        Clause(
+            _DATED,
+            preamble=True,
+            not_after=_OTHER_AGREEMENT,
+            anchors=("made", "entered", "executed", "dated", "effective", "agree"),
+        ),
+        Clause(_DEFINED_DATE, tier=1, anchors=("effective",)),
+    ),
+    "agreement term": (
+        Clause(_TERM_IS, anchors=("term",)),
+        Clause(_LASTS_FOR, tier=1, anchors=_LASTING),
+        Clause(_LASTS_UNTIL, tier=1, anchors=_LASTING),
+        Clause(_TERM_DEFINED, tier=1, anchors=("term",)),
+        Clause(_TERM_HEADING, tier=2, anchors=("term", "duration")),
     ),
 }
-KIND_CLAUSES: dict[str, tuple[Clause, ...]] = {"years": (Clause(_YEARS),)}
-
-
-# -- parties --------------------------------------------------------------------------------
-
-_BETWEEN = re.compile(r"(?i)\b(?:between|among(?:st)?)\s*:?\s+")  # "BETWEEN:" over a list
-_AND = re.compile(r"(?:,\s*|\s+)(?:and|And|AND):?\s+")
-_AFTER_ROLE = re.compile(r"\)\s*[,;]\s+")  # "(“TESARO”), GlaxoSmithKline LLC": a list goes on
-_TOKEN = re.compile(r"\s*([^\s,;:()\[\]“”\"]+)")
-_CONNECTORS = {"of", "and", "de", "für", "und", "&"}
-_ABBREV = {
-    *("inc", "ltd", "co", "corp", "llc", "l.l.c", "s.a", "n.a", "b.v", "n.v", "plc", "ag"),
-    *("l.p", "llp", "lp", "s.a.r.l", "gmbh", "limited", "incorporated", "pte", "pty", "s.p.a"),
-}
-_INITIAL = re.compile(r"(?:[A-Z]|St|ST|Mt|Ft)\.")  # "Kenneth M. Bate", "The St. Paul …"
-_SUFFIX = re.compile(
-    r"(?i),\s*(?:Inc|Ltd|LLC|L\.L\.C|Corp|Co|GmbH|AG|S\.A|B\.V|N\.V|plc|LLP|LP|L\.P|Limited)\b\.?"
-)
-_ROLE = re.compile(
-    r"\((?:[^()]{0,200}?[\s,])??(?:the\s+)?[\"“'‘](?P<r>[^\"”'’]{1,40})[\"”'’]\s*"
-    r"(?:\)|or\b|,|and\b)"
-)
-# "the “Company”", "(“Employee”)": a term the agreement defines is no legal name
-_DEFINES = re.compile(r"[“\"]([^“”\"]{1,40})[”\"]")
-_ROLE_WORDS = {
-    *("company", "employee", "employer", "executive", "recipient", "discloser", "party"),
-    *("parties", "affiliates", "licensor", "licensee", "buyer", "seller", "purchaser"),
-    *("customer", "supplier", "vendor", "consultant", "contractor", "client", "bank"),
-    *("corporation", "agreement", "you"),
-}
-_NOT_ROLES = {"party", "parties", "agreement"}  # "(each a “Party”)" names no one's role
-_THE = re.compile(r"the\s")
-_SENTENCE_END = re.compile(r"\.\s+(?=[A-Z“\"(])|\bWHEREAS\b|\bRECITALS\b")
-
-
-def party_spans(text: str, start: int, end: int) -> tuple[Span, Span | None] | None:
-    """The party's name (capitalised words, initials and ", Inc." kept) at ``start``, and
-    the role it is given in the first parentheses that define a term, before ``end``."""
-    pos = start + len(text[start:end]) - len(text[start:end].lstrip())
-    if _THE.match(text, pos):
-        return None  # "the Company", "the person whose name…": a reference, not a name
-    tokens: list[tuple[int, int, str]] = []
-    while m := _TOKEN.match(text, pos, end):
-        word = m.group(1)
-        first = not tokens and bool(re.search(r"[A-Z]|\.com$", word))  # "uDate.com"
-        if not (word[0].isupper() or word[0].isdigit() or first or word in _CONNECTORS):
-            break
-        tokens.append((m.start(1), m.end(1), word))
-        pos = m.end()
-        if word.endswith(".") and not _INITIAL.fullmatch(word):
-            break
-    while tokens and tokens[-1][2].lower() in _CONNECTORS:
-        tokens.pop()
-    if tokens and tokens[0][2].lower() in _CONNECTORS:
-        return None  # "BETWEEN: / AND: / GLAMIS GOLD LTD." laid out of order
-    if not tokens or not any(re.search(r"[A-Za-z]{2}", w) for _, _, w in tokens):
-        return None
-    name_end, last = tokens[-1][1], tokens[-1][2]
-    if last.endswith(".") and last.rstrip(".").lower() not in _ABBREV:
-        if _INITIAL.fullmatch(last):
-            return None  # "Spencer L." ends a line: the name goes on where it cannot be quoted
-        name_end -= 1
-    elif suffix := _SUFFIX.match(text, name_end, end):
-        name_end = suffix.end()
-    roles = (r for r in _ROLE.finditer(text, name_end, end) if r["r"].lower() not in _NOT_ROLES)
-    role = next(roles, None)
-    return (tokens[0][0], name_end), (role.span("r") if role else None)
-
-
-def _segments(text: str, start: int, end: int, among: bool) -> list[Span]:
-    """Where each party's words begin and end: split at a top-level "and" before a name (and,
-    in an "among" list, after a closing role parenthesis); "between" takes two."""
-    cuts, depth, k = [start], 0, start
-    while k < end:
-        c = text[k]
-        if c in "([":
-            depth += 1
-        elif c in ")]":
-            depth = max(0, depth - 1)
-        if depth == 0:
-            m = _AND.match(text, k) or (_AFTER_ROLE.match(text, k) if among else None)
-            if m and m.end() < end and _name_start(text, m.end()):
-                cuts += [k if m.re is _AND else k + 1, m.end()]  # a role keeps its ")"
-                if m.re is _AND:
-                    break  # the last party of the list
-                k = m.end()
-                continue
-        k += 1
-    cuts.append(end)
-    return list(zip(cuts[::2], cuts[1::2], strict=True))
-
-
-def _name_start(text: str, pos: int) -> bool:
-    """A name starts at ``pos``: a capital or a digit, or "uDate.com", "salesforce.com"."""
-    m = _TOKEN.match(text, pos)
-    return m is not None and re.match(r"[A-Z0-9]|[a-z][\w.-]*(?:[A-Z]|\.com\b)", m[1]) is not None
-
-
-def _sentence_end(text: str, pos: int) -> int:
-    """Where the sentence from ``pos`` ends: a full stop that ends neither an abbreviation
-    ("Inc.") nor an initial ("M."), or the recitals; at most 900 characters on."""
-    limit = min(len(text), pos + 900)
-    for m in _SENTENCE_END.finditer(text, pos, limit):
-        if m.group()[0] != ".":
-            return m.start()
-        word = text[text.rfind(" ", pos, m.start()) + 1 : m.start()].strip('(“"')
-        if word.lower().rstrip(".") in _ABBREV or _INITIAL.fullmatch(word + ".") or "." in word:
-            continue
-        return m.start()
-    return limit
-
-
-def _opened(text: str, pos: int) -> bool:
-    """``pos`` is inside parentheses opened earlier in its sentence ("(as defined in the
-    Merger Agreement, by and among …)")."""
-    back = max(0, pos - 400)
-    ends = [m.end() for m in re.finditer(r"\.\s+(?=[A-Z])", text[back:pos])]
-    chunk = text[back + (ends[-1] if ends else 0) : pos]
-    return chunk.count("(") > chunk.count(")")
-
-
-def parties(text: str, stop: int) -> Iterator[list[tuple[Span, Span | None]]]:
-    """Each "between X and Y" / "among X, Y and Z" sentence that starts before ``stop``, as its
-    parties' (name, role) spans; names the agreement defines as a term are left out."""
-    defined = {m.group(1).strip().lower() for m in _DEFINES.finditer(text)}
-    for b in _BETWEEN.finditer(text):
-        if b.start() >= stop:
-            return
-        if _opened(text, b.start()):
-            continue
-        among = b.group().lower().startswith("among")
-        found = []
-        for seg in _segments(text, b.end(), _sentence_end(text, b.end()), among):
-            party = party_spans(text, *seg)
-            if party is None:
-                continue
-            name = text[party[0][0] : party[0][1]]
-            role = text[party[1][0] : party[1][1]] if party[1] else None
-            if name.lower() in _ROLE_WORDS or (name.lower() in defined and role != name):
-                continue
-            if role is None and len(name.split()) == 1:
-                continue  # "BETWEEN AUSPEX AND TEVA" in a heading: a short name, not the legal one
-            found.append(party)
-        if found:
-            yield found
+KIND_CLAUSES: dict[str, tuple[Clause, ...]] = {"years": (Clause(_YEARS, anchors=("experience",)),)}

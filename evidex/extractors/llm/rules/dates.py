@@ -1,0 +1,101 @@
+"""Dates as documents write them: ``2026-03-15``, ``15.03.2026``, ``03/15/2026``, ``15 March
+2026``, ``March 15, 2026``, ``the 11th day of January, 2012``, ``March 2026``.
+
+The grammar below recognises each written form and names its parts, so the date is computed
+from those parts with :mod:`datetime` (which also rejects impossible dates such as 30 February).
+A general date parser (dateparser) reads far more forms, but costs tens of milliseconds a call
+and would accept fragments ("May") the backend must not take for a date; the forms here are the
+ones a label or a contract sentence is followed by. English and German month names.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from .match import Match
+
+__all__ = ["DATE", "DATE_TEXT", "find_dates", "parse_date"]
+
+_MONTHS = {
+    "jan": 1, "feb": 2, "mar": 3, "mär": 3, "apr": 4, "may": 5, "mai": 5, "jun": 6, "jul": 7,
+    "aug": 8, "sep": 9, "oct": 10, "okt": 10, "nov": 11, "dec": 12, "dez": 12,
+}  # fmt: skip
+_MONTH = (
+    r"jan(?:uary|uar)?|feb(?:ruary|ruar)?|mar(?:ch)?|märz|apr(?:il)?|ma[iy]|june?|juni|"
+    r"july?|juli|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|okt(?:ober)?|nov(?:ember)?|"
+    r"dec(?:ember)?|dez(?:ember)?"
+)
+_DAY = r"(?P<{}>\d{{1,2}})(?:st|nd|rd|th)?\.?"
+# The date grammar, also embedded in the contract sentences (``clauses.py``).
+DATE_TEXT = (
+    r"(?<!\d)(?P<ymd>(?P<y1>\d{4})-(?P<m1>\d{1,2})-(?P<d1>\d{1,2}))"
+    r"|(?P<dot>(?P<d2>\d{1,2})\.(?P<m2>\d{1,2})\.(?P<y2>\d{4}|\d{2}))"
+    r"|(?P<sl>(?P<a3>\d{1,2})[/-](?P<b3>\d{1,2})[/-](?P<y3>\d{4}))"
+    rf"|(?P<dm>{_DAY.format('d4')}\s+(?:day\s+of\s+)?(?P<m4>{_MONTH})\.?,?\s+(?P<y4>\d{{4}}))"
+    rf"|(?P<md>(?P<m5>{_MONTH})\.?\s+{_DAY.format('d5')},?\s+(?P<y5>\d{{4}}))"
+    rf"|(?P<my>(?P<m6>{_MONTH})\.?,?\s+(?P<y6>\d{{4}}))(?!\d)"
+)
+DATE = re.compile("(?i)" + DATE_TEXT)
+
+
+def _month(name: str) -> int:
+    return _MONTHS[name.lower()[:3]]
+
+
+def _year(text: str) -> int:
+    year = int(text)
+    return year + (2000 if year < 70 else 1900) if len(text) == 2 else year
+
+
+def _parts(m: re.Match[str]) -> tuple[int, int, int, str] | None:
+    """(year, month, day, caveat) of a date match."""
+    if m["ymd"]:
+        return int(m["y1"]), int(m["m1"]), int(m["d1"]), ""
+    if m["dot"]:
+        return _year(m["y2"]), int(m["m2"]), int(m["d2"]), ""
+    if m["sl"]:
+        a, b = int(m["a3"]), int(m["b3"])
+        if a > 12:
+            return int(m["y3"]), b, a, ""
+        caveat = "day and month order is ambiguous; read as month/day" if b <= 12 and a != b else ""
+        return int(m["y3"]), a, b, caveat
+    if m["dm"]:
+        return int(m["y4"]), _month(m["m4"]), int(m["d4"]), ""
+    if m["md"]:
+        return int(m["y5"]), _month(m["m5"]), int(m["d5"]), ""
+    if m["my"]:
+        caveat = "the document gives only month and year; the day is set to the 1st"
+        return int(m["y6"]), _month(m["m6"]), 1, caveat
+    return None
+
+
+def _read(m: re.Match[str]) -> Match | None:
+    parts = _parts(m)
+    if parts is None:
+        return None
+    year, month, day, caveat = parts
+    try:
+        date = dt.date(year, month, day)
+    except ValueError:
+        return None  # 30 February is no date
+    return Match(m.start(), m.end(), {"iso": date.isoformat(), "original": m.group()}, caveat)
+
+
+def parse_date(text: str, pos: int, enum: tuple[str, ...] = ()) -> Match | None:
+    """The date that starts at ``pos`` (and is not followed by more digits)."""
+    m = DATE.match(text, pos)
+    if not m or (m.end() < len(text) and text[m.end()].isdigit()):
+        return None
+    return _read(m)
+
+
+def find_dates(text: str) -> list[Match]:
+    out = []
+    for m in DATE.finditer(text):
+        if m.end() < len(text) and text[m.end()].isdigit():
+            continue
+        found = _read(m)
+        if found is not None:
+            out.append(found)
+    return out

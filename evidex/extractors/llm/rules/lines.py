@@ -1,0 +1,106 @@
+"""The visible lines the backend reads, the candidates it weighs, and the leaf it answers."""
+
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from evidex.extractors.document import ParsedDocument
+
+from .match import Match
+
+__all__ = ["Hit", "Leaf", "Line", "Lines", "join_caveats", "leaf"]
+
+Leaf = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    index: int  # position among the visible lines
+    no: int  # global line number, what a quote cites
+    page: int
+    text: str
+    size: float
+    x0: float
+    y0: float
+    y1: float
+
+    def continued_by(self, below: Line) -> bool:
+        """``below`` is the next line of the same block: same row, or just under, no gap."""
+        if below.page != self.page or math.isnan(self.y1 + below.y0):
+            return below.page == self.page
+        return below.y0 >= self.y0 - 1 and below.y0 - self.y1 <= 0.8 * max(self.y1 - self.y0, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    rank: tuple[int, int]  # (tier, label rank): lower wins
+    line: Line
+    match: Match  # the value's span in line.text
+    quote: tuple[int, int]
+    qualified: bool = False  # tied to the leaf's parent by a label or a block heading
+    last: int = -1  # for a quote over several lines: the index of its last line
+    source: str = ""  # and the text its offsets point into (the lines joined by spaces)
+
+    @property
+    def text(self) -> str:
+        """What ``match`` and ``quote`` offsets point into."""
+        return self.source or self.line.text
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        return self.line.no, self.match.start, self.match.end
+
+
+def _num(value: Any) -> float:
+    return float(value) if value is not None and value == value else math.nan
+
+
+class Lines:
+    """The visible lines, and all of them as one text (``joined``, one line per row) so a
+    pattern runs once over the document instead of once per line."""
+
+    def __init__(self, document: ParsedDocument) -> None:
+        df = document.lines[document.lines["visible"].astype(bool)]
+        columns = ("line", "page", "text", "font_size", "x0", "y0", "y1")
+        rows = zip(*(df[c].tolist() for c in columns), strict=True)
+        self.rows = [
+            Line(i, int(no), int(page), str(text).replace("\n", " "), *map(_num, rest))
+            for i, (no, page, text, *rest) in enumerate(rows)
+        ]
+        self.joined = "\n".join(line.text for line in self.rows)
+        self.lower = self.joined.lower()
+        self.starts: list[int] = []
+        pos = 0
+        for line in self.rows:
+            self.starts.append(pos)
+            pos += len(line.text) + 1
+
+    def at(self, pos: int) -> tuple[Line, int]:
+        """The line holding offset ``pos`` of ``joined``, and the offset within it."""
+        k = bisect.bisect_right(self.starts, pos) - 1
+        return self.rows[k], pos - self.starts[k]
+
+    def after(self, line: Line) -> Line | None:
+        return self.rows[line.index + 1] if line.index + 1 < len(self.rows) else None
+
+    def before(self, line: Line) -> Line | None:
+        return self.rows[line.index - 1] if line.index else None
+
+
+def leaf(line: Line, start: int, end: int, value: Any, caveat: str = "") -> Leaf:
+    return {
+        "quote": line.text[start:end],
+        "page": line.page,
+        "line_start": line.no,
+        "line_end": line.no,
+        "found": True,
+        "value": value,
+        "caveat": caveat,
+    }
+
+
+def join_caveats(*caveats: str) -> str:
+    return "; ".join(c for c in caveats if c)

@@ -1,0 +1,114 @@
+"""Numbers, amounts, percentages and currencies as invoices write them.
+
+``1.234,56`` and ``1,234.56`` are both 1234.56; a currency is a symbol or an ISO 4217 code
+(Babel's list) beside the number. An amount parser is *anchored*: the amount must start where it
+is asked to look, so "Total VAT: 190,00" never lends its figure to the total; "VAT 19%: 190,00"
+states the tax after its rate, so a leading rate is stepped over.
+"""
+
+from __future__ import annotations
+
+import re
+
+from babel.numbers import list_currencies
+
+from .match import Match
+
+__all__ = [
+    "PERCENT",
+    "PERCENT_PREFIX",
+    "currency_marks",
+    "parse_amount",
+    "parse_currency",
+    "parse_integer",
+    "parse_number",
+    "parse_percentage",
+    "read_number",
+]
+
+_CURRENCIES = frozenset(list_currencies())
+_SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY"}
+_NUM = r"[-−]?\d{1,3}(?:[.,'\u00a0\u202f ]\d{3})+(?:[.,]\d{1,2})?|[-−]?\d+(?:[.,]\d{1,2})?"
+_END = r"(?![\d%]|[.,]\d)"
+_AMOUNT = re.compile(
+    rf"(?P<pre>[€$£¥]|[A-Z]{{3}}(?=\s?[-−\d]))?\s?(?P<num>{_NUM}){_END}"
+    r"(?:\s?(?P<post>[€$£¥]|[A-Z]{3}(?![A-Za-z])))?"
+)
+PERCENT_PREFIX = re.compile(r"\(?\d{1,2}(?:[.,]\d+)?\s?%\)?\s*:?\s*")
+_NUMBER = re.compile(rf"(?:{_NUM}){_END}")
+PERCENT = re.compile(r"(?<![\d.,])(?P<n>\d{1,3}(?:[.,]\d{1,3})?)\s?%")
+_CURRENCY = re.compile(r"[€$£¥]|(?<![A-Za-z0-9])[A-Z]{3}(?![A-Za-z0-9])")
+_ISO = re.compile(r"(?<![A-Za-z0-9])(?P<v>[A-Z]{3})(?![A-Za-z0-9])")
+
+
+def read_number(text: str) -> float:
+    """``1.234,56`` and ``1,234.56`` both as 1234.56; a lone 3-digit group is thousands."""
+    s = re.sub(r"[\s'\u00a0\u202f]", "", text).replace("−", "-")
+    sign = -1.0 if s.startswith("-") else 1.0
+    s = s.lstrip("-")
+    if "." in s and "," in s:
+        dec = "." if s.rfind(".") > s.rfind(",") else ","
+        s = s.replace("," if dec == "." else ".", "").replace(dec, ".")
+    elif "," in s or "." in s:
+        parts = s.split("," if "," in s else ".")
+        thousands = len(parts) > 2 or (len(parts[-1]) == 3 and parts[0] != "0")
+        s = "".join(parts) if thousands else ".".join(parts)
+    return sign * float(s)
+
+
+def parse_amount(text: str, pos: int, enum: tuple[str, ...] = ()) -> Match | None:
+    skip = PERCENT_PREFIX.match(text, pos)
+    m = _AMOUNT.match(text, skip.end() if skip else pos)
+    if not m:
+        return None
+    pre, post = m["pre"], m["post"]
+    if pre and len(pre) == 3 and pre not in _CURRENCIES:
+        return None
+    end = m.end() if not post or post in _SYMBOLS or post in _CURRENCIES else m.end("num")
+    code = _SYMBOLS.get(pre or "", pre) or (_SYMBOLS.get(post, post) if end == m.end() else None)
+    caveat = ""
+    if code is None:
+        code = next(iter(_iso_codes(text)), None)
+        caveat = f"currency {code} read from elsewhere on the line" if code else ""
+    if "$" in (pre or "", post or ""):
+        caveat = "'$' read as USD"
+    return Match(m.start(), end, {"value": read_number(m["num"]), "currency": code}, caveat)
+
+
+def _iso_codes(text: str) -> list[str]:
+    return [m["v"] for m in _ISO.finditer(text) if m["v"] in _CURRENCIES]
+
+
+def currency_marks(text: str) -> list[Match]:
+    """Currency codes and symbols written next to a number, as ISO codes."""
+    out = []
+    for m in _CURRENCY.finditer(text):
+        near = text[max(0, m.start() - 2) : m.end() + 2]
+        code = _SYMBOLS.get(m.group(), m.group())
+        if code in _CURRENCIES and re.search(r"\d", near):
+            caveat = f"derived from the symbol {m.group()}" if m.group() in _SYMBOLS else ""
+            caveat += "; read as USD" if m.group() == "$" else ""
+            out.append(Match(m.start(), m.end(), code, caveat))
+    return out
+
+
+def parse_currency(text: str, pos: int, enum: tuple[str, ...] = ()) -> Match | None:
+    m = _CURRENCY.match(text, pos)
+    if not m or _SYMBOLS.get(m.group(), m.group()) not in _CURRENCIES:
+        return None
+    return Match(m.start(), m.end(), _SYMBOLS.get(m.group(), m.group()))
+
+
+def parse_number(text: str, pos: int, enum: tuple[str, ...] = ()) -> Match | None:
+    m = _NUMBER.match(text, pos)
+    return Match(m.start(), m.end(), read_number(m.group())) if m else None
+
+
+def parse_integer(text: str, pos: int, enum: tuple[str, ...] = ()) -> Match | None:
+    m = parse_number(text, pos, enum)
+    return Match(m.start, m.end, int(m.value)) if m and float(m.value).is_integer() else None
+
+
+def parse_percentage(text: str, pos: int, enum: tuple[str, ...] = ()) -> Match | None:
+    m = PERCENT.match(text, pos)
+    return Match(m.start(), m.end(), read_number(m["n"])) if m else None

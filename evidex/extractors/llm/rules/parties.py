@@ -1,0 +1,159 @@
+"""The parties of an agreement, from its opening sentence: "between X (the "Supplier") and Y",
+"among X, Y and Z", "BETWEEN:" over names on their own lines.
+
+A name is capitalised words, initials and a company suffix (", Inc."); a term the agreement
+defines ("the Company", "Employee") is a role, not a name, and is left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from .match import Span
+
+__all__ = ["parties", "party_spans"]
+
+
+# -- parties --------------------------------------------------------------------------------
+
+_BETWEEN = re.compile(r"(?i)\b(?:between|among(?:st)?)\s*:?\s+")  # "BETWEEN:" over a list
+_AND = re.compile(r"(?:,\s*|\s+)(?:and|And|AND):?\s+")
+_AFTER_ROLE = re.compile(r"\)\s*[,;]\s+")  # "(“TESARO”), GlaxoSmithKline LLC": a list goes on
+_TOKEN = re.compile(r"\s*([^\s,;:()\[\]“”\"]+)")
+_CONNECTORS = {"of", "and", "de", "für", "und", "&"}
+_ABBREV = {
+    *("inc", "ltd", "co", "corp", "llc", "l.l.c", "s.a", "n.a", "b.v", "n.v", "plc", "ag"),
+    *("l.p", "llp", "lp", "s.a.r.l", "gmbh", "limited", "incorporated", "pte", "pty", "s.p.a"),
+}
+_INITIAL = re.compile(r"(?:[A-Z]|St|ST|Mt|Ft)\.")  # "Kenneth M. Bate", "The St. Paul …"
+_SUFFIX = re.compile(
+    r"(?i),\s*(?:Inc|Ltd|LLC|L\.L\.C|Corp|Co|GmbH|AG|S\.A|B\.V|N\.V|plc|LLP|LP|L\.P|Limited)\b\.?"
+)
+_ROLE = re.compile(
+    r"\((?:[^()]{0,200}?[\s,])??(?:the\s+)?[\"“'‘](?P<r>[^\"”'’]{1,40})[\"”'’]\s*"
+    r"(?:\)|or\b|,|and\b)"
+)
+# "the “Company”", "(“Employee”)": a term the agreement defines is no legal name
+_DEFINES = re.compile(r"[“\"]([^“”\"]{1,40})[”\"]")
+_ROLE_WORDS = {
+    *("company", "employee", "employer", "executive", "recipient", "discloser", "party"),
+    *("parties", "affiliates", "licensor", "licensee", "buyer", "seller", "purchaser"),
+    *("customer", "supplier", "vendor", "consultant", "contractor", "client", "bank"),
+    *("corporation", "agreement", "you"),
+}
+_NOT_ROLES = {"party", "parties", "agreement"}  # "(each a “Party”)" names no one's role
+_THE = re.compile(r"the\s")
+_SENTENCE_END = re.compile(r"\.\s+(?=[A-Z“\"(])|\bWHEREAS\b|\bRECITALS\b")
+
+
+def party_spans(text: str, start: int, end: int) -> tuple[Span, Span | None] | None:
+    """The party's name (capitalised words, initials and ", Inc." kept) at ``start``, and
+    the role it is given in the first parentheses that define a term, before ``end``."""
+    pos = start + len(text[start:end]) - len(text[start:end].lstrip())
+    if _THE.match(text, pos):
+        return None  # "the Company", "the person whose name…": a reference, not a name
+    tokens: list[tuple[int, int, str]] = []
+    while m := _TOKEN.match(text, pos, end):
+        word = m.group(1)
+        first = not tokens and bool(re.search(r"[A-Z]|\.com$", word))  # "uDate.com"
+        if not (word[0].isupper() or word[0].isdigit() or first or word in _CONNECTORS):
+            break
+        tokens.append((m.start(1), m.end(1), word))
+        pos = m.end()
+        if word.endswith(".") and not _INITIAL.fullmatch(word):
+            break
+    while tokens and tokens[-1][2].lower() in _CONNECTORS:
+        tokens.pop()
+    if tokens and tokens[0][2].lower() in _CONNECTORS:
+        return None  # "BETWEEN: / AND: / GLAMIS GOLD LTD." laid out of order
+    if not tokens or not any(re.search(r"[A-Za-z]{2}", w) for _, _, w in tokens):
+        return None
+    name_end, last = tokens[-1][1], tokens[-1][2]
+    if last.endswith(".") and last.rstrip(".").lower() not in _ABBREV:
+        if _INITIAL.fullmatch(last):
+            return None  # "Spencer L." ends a line: the name goes on where it cannot be quoted
+        name_end -= 1
+    elif suffix := _SUFFIX.match(text, name_end, end):
+        name_end = suffix.end()
+    roles = (r for r in _ROLE.finditer(text, name_end, end) if r["r"].lower() not in _NOT_ROLES)
+    role = next(roles, None)
+    return (tokens[0][0], name_end), (role.span("r") if role else None)
+
+
+def _segments(text: str, start: int, end: int, among: bool) -> list[Span]:
+    """Where each party's words begin and end: split at a top-level "and" before a name (and,
+    in an "among" list, after a closing role parenthesis); "between" takes two."""
+    cuts, depth, k = [start], 0, start
+    while k < end:
+        c = text[k]
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth = max(0, depth - 1)
+        if depth == 0:
+            m = _AND.match(text, k) or (_AFTER_ROLE.match(text, k) if among else None)
+            if m and m.end() < end and _name_start(text, m.end()):
+                cuts += [k if m.re is _AND else k + 1, m.end()]  # a role keeps its ")"
+                if m.re is _AND:
+                    break  # the last party of the list
+                k = m.end()
+                continue
+        k += 1
+    cuts.append(end)
+    return list(zip(cuts[::2], cuts[1::2], strict=True))
+
+
+def _name_start(text: str, pos: int) -> bool:
+    """A name starts at ``pos``: a capital or a digit, or "uDate.com", "salesforce.com"."""
+    m = _TOKEN.match(text, pos)
+    return m is not None and re.match(r"[A-Z0-9]|[a-z][\w.-]*(?:[A-Z]|\.com\b)", m[1]) is not None
+
+
+def _sentence_end(text: str, pos: int) -> int:
+    """Where the sentence from ``pos`` ends: a full stop that ends neither an abbreviation
+    ("Inc.") nor an initial ("M."), or the recitals; at most 900 characters on."""
+    limit = min(len(text), pos + 900)
+    for m in _SENTENCE_END.finditer(text, pos, limit):
+        if m.group()[0] != ".":
+            return m.start()
+        word = text[text.rfind(" ", pos, m.start()) + 1 : m.start()].strip('(“"')
+        if word.lower().rstrip(".") in _ABBREV or _INITIAL.fullmatch(word + ".") or "." in word:
+            continue
+        return m.start()
+    return limit
+
+
+def _opened(text: str, pos: int) -> bool:
+    """``pos`` is inside parentheses opened earlier in its sentence ("(as defined in the
+    Merger Agreement, by and among …)")."""
+    back = max(0, pos - 400)
+    ends = [m.end() for m in re.finditer(r"\.\s+(?=[A-Z])", text[back:pos])]
+    chunk = text[back + (ends[-1] if ends else 0) : pos]
+    return chunk.count("(") > chunk.count(")")
+
+
+def parties(text: str, stop: int) -> Iterator[list[tuple[Span, Span | None]]]:
+    """Each "between X and Y" / "among X, Y and Z" sentence that starts before ``stop``, as its
+    parties' (name, role) spans; names the agreement defines as a term are left out."""
+    defined = {m.group(1).strip().lower() for m in _DEFINES.finditer(text)}
+    for b in _BETWEEN.finditer(text):
+        if b.start() >= stop:
+            return
+        if _opened(text, b.start()):
+            continue
+        among = b.group().lower().startswith("among")
+        found = []
+        for seg in _segments(text, b.end(), _sentence_end(text, b.end()), among):
+            party = party_spans(text, *seg)
+            if party is None:
+                continue
+            name = text[party[0][0] : party[0][1]]
+            role = text[party[1][0] : party[1][1]] if party[1] else None
+            if name.lower() in _ROLE_WORDS or (name.lower() in defined and role != name):
+                continue
+            if role is None and len(name.split()) == 1:
+                continue  # "BETWEEN AUSPEX AND TEVA" in a heading: a short name, not the legal one
+            found.append(party)
+        if found:
+            yield found
