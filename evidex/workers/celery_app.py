@@ -43,6 +43,7 @@ from evidex.extractors.llm.base import LLMBackend
 from evidex.extractors.settings import Settings
 from evidex.schemas import ConfigError
 from evidex.workers.budget import Budget
+from evidex.workers.metrics import RedisMetrics
 from evidex.workers.runner import (
     RETRY_CAP_S,
     Deps,
@@ -143,6 +144,7 @@ def build_deps(
         parse=parse or ProcessParsing(),
         budget=budget,
         on_final=partial(enqueue_webhook, app),
+        metrics=RedisMetrics.from_url(settings.redis_url),
     )
 
 

@@ -45,6 +45,8 @@ from evidex.schemas import ConfigError, EvidexError, SchemaDef
 from evidex.schemas.errors import InputError, RunError
 from evidex.workers.budget import Budget, BudgetUnavailable, tokens_used, upper_bound
 from evidex.workers.jobs import Job, JobError, JobStatus
+from evidex.workers.logs import bind_job
+from evidex.workers.metrics import Metrics, job_ended, job_result
 from evidex.workers.settings import WorkerSettings
 from evidex.workers.stores import BlobNotFound, BlobStore, JobStore, StoreUnavailable
 
@@ -137,6 +139,7 @@ class Deps:
     budget: Budget | None = None  # None: no budget (EVIDEX_MONTHLY_TOKEN_BUDGET unset)
     on_final: Callable[[Job], None] | None = None  # the job ended and has a webhook_url
     rand: Callable[[], float] = random.random
+    metrics: Metrics | None = None  # None: figures are not recorded (evidex.workers.metrics)
 
 
 def process(job_id: str, deps: Deps) -> None:
@@ -147,6 +150,7 @@ def process(job_id: str, deps: Deps) -> None:
     job = _start(job_id, deps)
     if job is None:
         return
+    bind_job(job.id, job.tenant, job.attempts)
     deadline = time.monotonic() + deps.settings.task_soft_time_limit_s
     try:
         key = _run(job, deps, deadline)
@@ -160,6 +164,7 @@ def process(job_id: str, deps: Deps) -> None:
         job.id, _RUNNING, JobStatus.SUCCEEDED, result_key=key, error=None, reserved_tokens=0
     )
     if done is not None:
+        job_ended(deps.metrics, done)
         _finished(done, deps)
 
 
@@ -208,6 +213,7 @@ def _run(job: Job, deps: Deps, deadline: float) -> str:
     result = extract_parsed(parsed, schema, llm=llm, parse_ms=parse_ms, started=started)
     key = result_key(job)
     deps.blobs.put(key, result.to_json().encode(), "application/json")
+    job_result(deps.metrics, job, result)
     if metered:
         _settle(job, deps, tokens_used(result.trace.usage))
     return key
@@ -291,6 +297,7 @@ def _end_failed(job: Job, exc: BaseException, deps: Deps) -> None:
         job.id, _RUNNING, JobStatus.FAILED, error=error, reserved_tokens=0
     )
     if failed is not None:
+        job_ended(deps.metrics, failed)
         _finished(failed, deps)
 
 
