@@ -16,6 +16,7 @@ from redis.asyncio import Redis
 
 from evidex.service.ratelimit import RateLimiter
 from evidex.service.settings import ServiceSettings
+from evidex.workers.metrics import Metrics
 from evidex.workers.stores import BlobStore, JobStore
 
 __all__ = [
@@ -43,6 +44,7 @@ class Services:
     limiter: RateLimiter
     redis: Redis | None = None
     worker_check: WorkerCheck | None = None
+    metrics: Metrics | None = None
 
     def __repr__(self) -> str:  # the settings hold no secrets in clear, but keep logs short
         return f"Services(job_store={self.job_store!r}, blob_store={self.blob_store!r})"
