@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from evidex import __version__
 from evidex.extractors.document import ParsedDocument, Parser
 from evidex.extractors.llm.base import LLMBackend, LLMRequest
 from evidex.extractors.prompt import build_prompt
@@ -108,5 +109,6 @@ def extract_parsed(
             fragments=list(prompt.fragments),
             prompt_version=prompt.version,
             timings_ms=timings,
+            evidex_version=__version__,
         ),
     )

@@ -112,6 +112,7 @@ class Trace(BaseModel):
     fragments: list[str] = Field(default_factory=list)
     prompt_version: str = ""
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    evidex_version: str = Field(default="", description="The evidex release that made it.")
 
 
 class Result(BaseModel):
