@@ -56,6 +56,7 @@ def scrub(text: str) -> str:
 
 def redact(_: Any, __: str, event: EventDict) -> EventDict:
     """structlog processor: no credential survives, whatever the caller passed."""
+    event.pop("color_message", None)  # uvicorn's copy of the message with terminal colours
     for key, value in list(event.items()):
         if _SECRET_KEY.search(key) and key not in ("tokens", "input_tokens", "output_tokens"):
             event[key] = REDACTED
