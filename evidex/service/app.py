@@ -40,7 +40,7 @@ from evidex.service.problems import exception_handlers
 from evidex.service.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
 from evidex.service.requestlog import request_log
 from evidex.service.review import ReviewAssets, ReviewController
-from evidex.service.review_links import PublicReview, ReviewLinksController
+from evidex.service.review_links import PublicAssets, PublicReview, ReviewLinksController
 from evidex.service.services import Enqueue, Services, WorkerCheck, provide_services
 from evidex.service.settings import ServiceSettings
 from evidex.workers.metrics import MemoryMetrics, Metrics
@@ -105,7 +105,7 @@ def create_app(
         if redis is not None:
             await redis.connection_pool.disconnect()
 
-    public = [HealthController, PublicReview, ReviewAssets]
+    public = [HealthController, PublicReview, PublicAssets]
     if settings.metrics_token is not None:  # unset: /metrics does not exist (404)
         public.append(MetricsController)
     return Litestar(

@@ -59,7 +59,7 @@ from evidex.service.review import (
     _specs,
     _version,
 )
-from evidex.service.review_page import PageImage, render_review, spec_for
+from evidex.service.review_page import PageImage, render_review, spec_for, static_text
 from evidex.service.services import Services, ServicesDep, TenantDep
 from evidex.workers.jobs import Job, now
 from evidex.workers.stores import BlobNotFound, BlobStore
@@ -67,6 +67,7 @@ from evidex.workers.stores import BlobNotFound, BlobStore
 __all__ = [
     "PREFIX",
     "LinkRequest",
+    "PublicAssets",
     "PublicReview",
     "ReviewLink",
     "ReviewLinksController",
@@ -318,14 +319,26 @@ def _open(services: Services, token: str) -> tuple[Job, Result, ReviewLink]:
     return job, result, link
 
 
+_BAD_TOKEN = (
+    " An expired, revoked or tampered token is answered 404 with an HTML page that says the "
+    "link has expired (nothing of the job)."
+)
+
+
 class PublicReview(Controller):
     """The review page and what it loads, opened with a link's token instead of an API key."""
 
     path = "/review"
-    tags = ("review",)
-    include_in_schema = False
+    tags = ("review links",)
 
-    @get("/{token:str}", sync_to_thread=True, media_type=MediaType.HTML)
+    @get(
+        "/{token:str}",
+        sync_to_thread=True,
+        media_type=MediaType.HTML,
+        summary="The review page, opened with a review link's token (no API key)",
+        description="The page of GET /v1/jobs/{id}/review for the link's job." + _BAD_TOKEN,
+        responses=problem_responses("bad_request"),
+    )
     def page(self, services: ServicesDep, token: Token) -> Response[str]:
         try:
             job, result, _ = _open(services, token)
@@ -348,7 +361,14 @@ class PublicReview(Controller):
         )
         return Response(html, media_type=MediaType.HTML, headers=PAGE_HEADERS)
 
-    @get("/{token:str}/pages/{page_file:str}", sync_to_thread=True, media_type="image/png")
+    @get(
+        "/{token:str}/pages/{page_file:str}",
+        sync_to_thread=True,
+        media_type="image/png",
+        summary="A page of the link's document as a PNG",
+        description=f"'{{n}}.png': page n, 1-based, rendered at {REVIEW_DPI} dpi." + _BAD_TOKEN,
+        responses=problem_responses("bad_request", "page_not_found"),
+    )
     def page_image(self, services: ServicesDep, token: Token, page_file: PageFile) -> Response[Any]:
         try:
             job, _, _ = _open(services, token)
@@ -366,7 +386,14 @@ class PublicReview(Controller):
         headers = {"Cache-Control": "private, max-age=600", "X-Content-Type-Options": "nosniff"}
         return Response(png, media_type="image/png", headers=headers)
 
-    @patch("/{token:str}/fields/{field_path:str}", sync_to_thread=True)
+    @patch(
+        "/{token:str}/fields/{field_path:str}",
+        sync_to_thread=True,
+        summary="Confirm, edit or reject one field, as the link's reviewer",
+        description="The body of PATCH /v1/jobs/{id}/fields/{path}; the decision's 'who' is "
+        "the link's reviewer and id." + _BAD_TOKEN,
+        responses=problem_responses("bad_request", "field_not_found", "decision_invalid"),
+    )
     def decide_field(
         self,
         services: ServicesDep,
@@ -385,3 +412,25 @@ class PublicReview(Controller):
         decision: Decision = decide(field_path, field, spec_for(_specs(job), field_path), data, who)
         record_decision(services.blob_store, job, decision)
         return Response(decision.model_dump(mode="json"))
+
+
+class PublicAssets(Controller):
+    """review.js and review.css for pages opened with a link (static files, no key)."""
+
+    path = "/review-assets"
+    tags = ("review links",)
+
+    @get(
+        "/{name:str}",
+        sync_to_thread=False,
+        media_type=MediaType.TEXT,
+        summary="A static file of the review page (review.js, review.css)",
+        responses=problem_responses("bad_request", "not_found"),
+    )
+    def asset(
+        self, name: Annotated[str, PathParameter(description="review.js or review.css")]
+    ) -> Response[str]:
+        if name not in ASSETS:
+            raise ApiError("not_found", f"no review asset {name!r}")
+        headers = {"Cache-Control": "public, max-age=86400", "X-Content-Type-Options": "nosniff"}
+        return Response(static_text(name), media_type=ASSETS[name], headers=headers)

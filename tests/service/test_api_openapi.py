@@ -72,6 +72,25 @@ ROUTES: dict[tuple[str, str], tuple[str, set[int], set[str]]] = {
         {"job_not_found", "job_not_ready"},
     ),
     ("get", "/v1/review-assets/{name}"): ("200", V1 | {404}, {"not_found"}),
+    ("post", "/v1/jobs/{job_id}/review-links"): (
+        "201",
+        V1 | {404, 409, 500},
+        {"job_not_found", "job_not_ready", "config_error"},
+    ),
+    ("get", "/v1/jobs/{job_id}/review-links"): ("200", V1 | {404}, {"job_not_found"}),
+    ("delete", "/v1/jobs/{job_id}/review-links/{link_id}"): (
+        "204",
+        V1 | {404},
+        {"job_not_found", "not_found"},
+    ),
+    ("get", "/review/{token}"): ("200", set(), set()),
+    ("get", "/review/{token}/pages/{page_file}"): ("200", {404}, {"page_not_found"}),
+    ("patch", "/review/{token}/fields/{field_path}"): (
+        "200",
+        {404, 422},
+        {"field_not_found", "decision_invalid"},
+    ),
+    ("get", "/review-assets/{name}"): ("200", {404}, {"not_found"}),
     ("get", "/healthz"): ("200", set(), set()),
     ("get", "/readyz"): ("200", {503}, {"not_ready"}),
 }
