@@ -40,6 +40,7 @@ from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, delete, get, patch, post
 from litestar.enums import MediaType
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, PathParameter
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -182,10 +183,10 @@ def read_token(secret: str, token: str, at: float | None = None) -> tuple[str, s
 def _secret(services: Services) -> str:
     secret = services.settings.review_link_secret
     if secret is None:
-        raise ApiError(
-            "config_error",
-            "review links are off: the operator must set EVIDEX_REVIEW_LINK_SECRET "
-            "(a long random string) and restart the service",
+        raise ApiError(  # off, like /metrics without its token: not found, not a server error
+            "not_found",
+            "review links are off on this service: the operator turns them on by setting "
+            "EVIDEX_REVIEW_LINK_SECRET (a long random string) and restarting it",
         )
     return secret.get_secret_value()
 
@@ -217,8 +218,9 @@ class ReviewLinksController(Controller):
         sync_to_thread=True,
         summary="Make a signed review link for a reviewer without an API key",
         description="The URL opens the job's review page until expires_in seconds from now "
-        "(or until revoked); decisions made there are recorded as the reviewer's.",
-        responses=problem_responses(*V1_PROBLEMS, "job_not_found", "job_not_ready", "config_error"),
+        "(or until revoked); decisions made there are recorded as the reviewer's. 404 "
+        "not_found while the service has no EVIDEX_REVIEW_LINK_SECRET.",
+        responses=problem_responses(*V1_PROBLEMS, "job_not_found", "job_not_ready", "not_found"),
     )
     def create_link(
         self,
@@ -323,6 +325,12 @@ _BAD_TOKEN = (
     " An expired, revoked or tampered token is answered 404 with an HTML page that says the "
     "link has expired (nothing of the job)."
 )
+_BAD_TOKEN_API = " An expired, revoked or tampered token is answered 404 not_found."
+_EXPIRED = "this review link has expired or is not valid; ask the person who sent it for a new one"
+
+
+def _expired() -> ApiError:
+    return ApiError("not_found", _EXPIRED)
 
 
 class PublicReview(Controller):
@@ -337,7 +345,16 @@ class PublicReview(Controller):
         media_type=MediaType.HTML,
         summary="The review page, opened with a review link's token (no API key)",
         description="The page of GET /v1/jobs/{id}/review for the link's job." + _BAD_TOKEN,
-        responses=problem_responses("bad_request"),
+        responses={
+            **problem_responses("bad_request"),
+            404: ResponseSpec(
+                data_container=str,
+                media_type=MediaType.HTML,
+                generate_examples=False,
+                description="The link has expired, was revoked or is not valid: a page that "
+                "says so, with nothing of the job.",
+            ),
+        },
     )
     def page(self, services: ServicesDep, token: Token) -> Response[str]:
         try:
@@ -366,14 +383,14 @@ class PublicReview(Controller):
         sync_to_thread=True,
         media_type="image/png",
         summary="A page of the link's document as a PNG",
-        description=f"'{{n}}.png': page n, 1-based, rendered at {REVIEW_DPI} dpi." + _BAD_TOKEN,
-        responses=problem_responses("bad_request", "page_not_found"),
+        description=f"'{{n}}.png': page n, 1-based, rendered at {REVIEW_DPI} dpi." + _BAD_TOKEN_API,
+        responses=problem_responses("bad_request", "page_not_found", "not_found"),
     )
     def page_image(self, services: ServicesDep, token: Token, page_file: PageFile) -> Response[Any]:
         try:
             job, _, _ = _open(services, token)
         except _Invalid:
-            return _gone()
+            raise _expired() from None
         found = _PAGE_FILE.fullmatch(page_file)
         if found is None or not _is_pdf(job):
             raise ApiError("page_not_found", f"no page image {page_file!r}: use '{{n}}.png'")
@@ -391,8 +408,10 @@ class PublicReview(Controller):
         sync_to_thread=True,
         summary="Confirm, edit or reject one field, as the link's reviewer",
         description="The body of PATCH /v1/jobs/{id}/fields/{path}; the decision's 'who' is "
-        "the link's reviewer and id." + _BAD_TOKEN,
-        responses=problem_responses("bad_request", "field_not_found", "decision_invalid"),
+        "the link's reviewer and id." + _BAD_TOKEN_API,
+        responses=problem_responses(
+            "bad_request", "field_not_found", "decision_invalid", "not_found"
+        ),
     )
     def decide_field(
         self,
@@ -404,7 +423,7 @@ class PublicReview(Controller):
         try:
             job, result, link = _open(services, token)
         except _Invalid:
-            return _gone()
+            raise _expired() from None
         field = result.fields.get(field_path)
         if field is None:
             raise ApiError("field_not_found", f"the result has no field {field_path!r}")

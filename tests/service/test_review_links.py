@@ -43,6 +43,13 @@ def _path(link: dict[str, Any]) -> str:
     return "/" + link["url"].split("/", 3)[3]
 
 
+def _expired(r: Any, job_id: str) -> None:
+    """What the page's own requests (images, decisions) get for a bad token."""
+    body = problem(r, 404, "not_found")
+    assert body["detail"].startswith("this review link has expired")
+    assert job_id not in r.text
+
+
 def _gone(r: Any, job_id: str) -> None:
     assert r.status_code == 404
     assert r.headers["content-type"].startswith("text/html")
@@ -87,7 +94,9 @@ def test_revoked_tampered_and_foreign_links_are_a_404_page_saying_expired(
     flipped = signature[:-2] + ("AA" if signature[-2:] != "AA" else "BB")
     for bad in (f"{prefix}.{payload}.{flipped}", f"{prefix}.{payload[:-1]}x.{signature}", "x"):
         _gone(api.client.get(f"/review/{bad}"), job)
-        _gone(api.client.patch(f"/review/{bad}/fields/{TAMPERED}", json={"action": "reject"}), job)
+        _expired(
+            api.client.patch(f"/review/{bad}/fields/{TAMPERED}", json={"action": "reject"}), job
+        )
     # Signed with another secret: the same page.
     other = make_token("another-secret", job, "acme", link["id"], int(time.time()) + 600)
     _gone(api.client.get(f"/review/{other}"), job)
@@ -101,8 +110,8 @@ def test_revoked_tampered_and_foreign_links_are_a_404_page_saying_expired(
     gone = api.client.delete(f"/v1/jobs/{job}/review-links/{link['id']}", headers=ACME)
     assert gone.status_code == 204
     _gone(api.client.get(path), job)
-    _gone(api.client.get(f"{path}/pages/1.png"), job)
-    _gone(api.client.patch(f"{path}/fields/{TAMPERED}", json={"action": "reject"}), job)
+    _expired(api.client.get(f"{path}/pages/1.png"), job)
+    _expired(api.client.patch(f"{path}/fields/{TAMPERED}", json={"action": "reject"}), job)
     listed = api.client.get(f"/v1/jobs/{job}/review-links", headers=ACME).json()
     assert listed[0]["revoked_at"] is not None
 
@@ -147,5 +156,5 @@ def test_without_a_secret_links_cannot_be_made() -> None:
         job_id = h.submit().json()["id"]
         succeed_with(h.jobs, h.blobs, job_id, reviewable_result())
         r = h.client.post(f"/v1/jobs/{job_id}/review-links", json={"reviewer": "a"}, headers=ACME)
-        assert "EVIDEX_REVIEW_LINK_SECRET" in problem(r, 500, "config_error")["detail"]
+        assert "EVIDEX_REVIEW_LINK_SECRET" in problem(r, 404, "not_found")["detail"]
         _gone(h.client.get(f"/review/{make_token('x', job_id, 'acme', 'rl_1', 2**40)}"), job_id)
