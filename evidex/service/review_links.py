@@ -20,10 +20,11 @@ revoked), and a token is honoured only while its record exists, is unrevoked and
 revoking is one write, and deleting the job deletes its links.
 
 Whatever is wrong with a token -- expired, revoked, tampered, for a deleted job -- the answer is
-the same 404 page, which says the link has expired or is not valid and shows nothing of the job,
-so a token cannot be used to probe which jobs exist. Tokens travel in the path, which the
-page's ``Referrer-Policy: no-referrer`` keeps from other sites and the logs redact
-(:mod:`evidex.workers.logs`).
+the same: the page is a 404 page that says the link has expired or is not valid and shows
+nothing of the job; the requests the page makes (images, decisions) get a 404 ``not_found``
+problem saying the same. So a token cannot be used to probe which jobs exist. Tokens travel
+in the path, which the page's ``Referrer-Policy: no-referrer`` keeps from other sites and the
+logs redact (:mod:`evidex.workers.logs`).
 """
 
 from __future__ import annotations
