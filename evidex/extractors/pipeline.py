@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from evidex import __version__
 from evidex.extractors.completeness import continuation, mark_incomplete
 from evidex.extractors.context import ContextBudget, ContextTooSmall
 from evidex.extractors.document import ParsedDocument, Parser
@@ -375,6 +376,7 @@ def extract_parsed(
             timings_ms=timings,
             context=session.context_trace() if budget.limited else None,
             calls=session.traces,
+            evidex_version=__version__,
         ),
         lists=lists,
     )

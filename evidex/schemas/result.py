@@ -174,6 +174,7 @@ class Trace(BaseModel):
     timings_ms: dict[str, float] = Field(default_factory=dict)
     context: ContextTrace | None = None
     calls: list[CallTrace] = Field(default_factory=list)
+    evidex_version: str = Field(default="", description="The evidex release that made it.")
 
 
 class Result(BaseModel):

@@ -10,6 +10,9 @@
       GET    /schemas, /schemas/{name}; POST /schemas/explain
       GET    /jobs/{id}/review, /jobs/{id}/pages/{n}.png, /review-assets/{name}   (review.py)
       PATCH  /jobs/{id}/fields/{path}; GET /jobs/{id}/decisions, /jobs/{id}/export.json|.csv
+      POST/GET /jobs/{id}/review-links, DELETE /jobs/{id}/review-links/{link}  (review_links.py)
+    /review/{token}, /review-assets/{name}  public: a signed review link (review_links.py)
+    /metrics                              only with EVIDEX_METRICS_TOKEN (metrics.py)
 
 Errors from anywhere become problem+json in :mod:`evidex.service.problems`.
 """
@@ -35,11 +38,15 @@ from evidex.service.decisions import DecisionLock, local_lock, redis_lock
 from evidex.service.drain import drain_unread_body
 from evidex.service.health import HealthController
 from evidex.service.jobs import JobsController, JobSubmission
+from evidex.service.metrics import MetricsController
 from evidex.service.problems import exception_handlers
 from evidex.service.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
+from evidex.service.requestlog import request_log
 from evidex.service.review import ReviewAssets, ReviewController
+from evidex.service.review_links import PublicAssets, PublicReview, ReviewLinksController
 from evidex.service.services import Enqueue, Services, WorkerCheck, provide_services
 from evidex.service.settings import ServiceSettings
+from evidex.workers.metrics import MemoryMetrics, Metrics
 from evidex.workers.stores import BlobStore, JobStore
 
 __all__ = ["FORM_OVERHEAD", "SMALL_BODY", "create_app", "production_app"]
@@ -59,14 +66,24 @@ def create_app(
     worker_check: WorkerCheck | None = None,
     limiter: RateLimiter | None = None,
     decision_lock: DecisionLock = local_lock,
+    metrics: Metrics | None = None,
 ) -> Litestar:
     """The app over the given parts. Without ``redis`` the rate limit counts in memory and
-    ``/readyz`` skips the Redis check; without ``worker_check`` it skips the worker check."""
+    ``/readyz`` skips the Redis check; without ``worker_check`` it skips the worker check;
+    without ``metrics`` this process's figures are kept in memory."""
     if limiter is None:
         limit = settings.rate_limit_per_minute
         limiter = MemoryRateLimiter(limit) if redis is None else RedisRateLimiter(redis, limit)
     services = Services(
-        settings, job_store, blob_store, enqueue, limiter, redis, worker_check, decision_lock
+        settings,
+        job_store,
+        blob_store,
+        enqueue,
+        limiter,
+        redis,
+        worker_check,
+        decision_lock=decision_lock,
+        metrics=metrics if metrics is not None else MemoryMetrics(),
     )
     upload = Router(
         path="/",
@@ -75,7 +92,14 @@ def create_app(
     )
     v1 = Router(
         path="/v1",
-        route_handlers=[upload, JobsController, SchemasController, ReviewController, ReviewAssets],
+        route_handlers=[
+            upload,
+            JobsController,
+            SchemasController,
+            ReviewController,
+            ReviewAssets,
+            ReviewLinksController,
+        ],
         guards=[require_api_key],
         dependencies={"tenant": Provide(current_tenant, sync_to_thread=False)},
         security=[{"bearer": []}],
@@ -86,12 +110,16 @@ def create_app(
         if redis is not None:
             await redis.connection_pool.disconnect()
 
+    public = [HealthController, PublicReview, PublicAssets]
+    if settings.metrics_token is not None:  # unset: /metrics does not exist (404)
+        public.append(MetricsController)
     return Litestar(
-        route_handlers=[v1, HealthController],
+        route_handlers=[v1, *public],
         dependencies={"services": Provide(provide_services, sync_to_thread=False)},
         state=State({"services": services}),
         exception_handlers=exception_handlers,
-        middleware=[drain_unread_body],  # errors reach clients still sending a body: drain.py
+        # request_log outermost; drain: errors reach clients still sending a body (drain.py)
+        middleware=[request_log, drain_unread_body],
         request_max_body_size=SMALL_BODY,
         on_shutdown=[disconnect_redis],
         logging_config=None,  # logging belongs to the process (``evidex serve``), not the app
@@ -127,8 +155,9 @@ def production_app(settings: ServiceSettings | None = None) -> Litestar:
             "no API keys configured: set EVIDEX_API_KEYS ('tenant=key,...') or "
             "EVIDEX_API_KEYS_FILE, then start the service again"
         )
-    from evidex.workers.celery_app import make_celery
+    from evidex.workers.celery_app import QUEUE, make_celery
     from evidex.workers.factory import make_blob_store, make_job_store
+    from evidex.workers.metrics import RedisMetrics
     from evidex.workers.tasks import enqueue_job
 
     celery = make_celery(settings)  # checks the time limits against the visibility timeout
@@ -149,4 +178,5 @@ def production_app(settings: ServiceSettings | None = None) -> Litestar:
         redis=redis,
         worker_check=live_workers,
         decision_lock=redis_lock(SyncRedis.from_url(settings.redis_url, socket_timeout=5.0)),
+        metrics=RedisMetrics.from_url(settings.redis_url, queue=QUEUE),
     )

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import anyio.to_thread
 from litestar import Request
 from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
@@ -71,6 +72,8 @@ async def require_api_key(
     limiter: RateLimiter = services.limiter
     decision = await limiter.hit(caller.key_sha256)
     if not decision.allowed:
+        if services.metrics is not None:
+            await anyio.to_thread.run_sync(services.metrics.inc, "evidex_rate_limit_hits")
         raise ApiError(
             "rate_limited",
             f"more than {limiter.limit} requests in a minute with this key; "

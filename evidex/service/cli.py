@@ -20,38 +20,26 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+# Start-up time: ``evidex --help`` and ``evidex schemas`` import none of pydantic, pandas,
+# PyMuPDF, the SDKs or the web stack; each command imports what it uses, where it uses it.
+if TYPE_CHECKING:
+    from evidex.extractors.document import ParsedDocument, Parser
+    from evidex.extractors.settings import Settings
+    from evidex.schemas import Result, SchemaDef
 
-from evidex.extractors.backends import make_context, make_llm, make_parser
-from evidex.extractors.document import ParsedDocument, Parser, select_pages
-from evidex.extractors.highlight import annotate
-from evidex.extractors.pipeline import extract
-from evidex.extractors.reverify import reverify
-from evidex.extractors.settings import Settings
-from evidex.schemas import (
-    ConfigError,
-    EvidexError,
-    InputError,
-    Result,
-    SchemaDef,
-    SchemaInvalid,
-    builtin_names,
-    get_schema,
-    schema_from_json,
-)
-from evidex.service.report import render_report
-from evidex.service.table import render_table
+BUILTIN_HELP = "candidate_profile, contract, invoice; see 'evidex schemas'"
 
 __all__ = ["load_schema", "main"]
 
 
 def load_schema(ref: str) -> SchemaDef:
     """A built-in schema name, or the path of a JSON Schema file of plain values."""
+    from evidex.schemas import SchemaInvalid, builtin_names, get_schema, schema_from_json
+
     path = Path(ref)
     if ref in builtin_names() or (not path.suffix and not path.exists()):
         return get_schema(ref)
@@ -67,12 +55,21 @@ def load_schema(ref: str) -> SchemaDef:
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="evidex", description="Extraction with per-field evidence.")
     sub = ap.add_subparsers(dest="command", required=True)
-    ex = sub.add_parser("extract", help="extract a schema from a document")
-    ex.add_argument("file", type=Path)
+    ex = sub.add_parser(
+        "extract",
+        help="extract a schema from a document, or from many (paths, folders, globs)",
+    )
+    ex.add_argument(
+        "file",
+        nargs="+",
+        type=Path,
+        metavar="FILE",
+        help="a document; several, folders or globs ('in/**/*.pdf') need --out-dir",
+    )
     ex.add_argument(
         "--schema",
         required=True,
-        help=f"built-in name ({', '.join(builtin_names())}) or a JSON Schema file",
+        help=f"built-in name ({BUILTIN_HELP}) or a JSON Schema file",
     )
     ex.add_argument(
         "--llm",
@@ -98,6 +95,15 @@ def _parser() -> argparse.ArgumentParser:
         "sent in the pages most relevant to the fields",
     )
     ex.add_argument("--quiet", action="store_true", help="do not print the field table")
+    ex.add_argument(
+        "--out-dir",
+        type=Path,
+        help="many files: write <name>.result.json per file, summary.csv and summary.jsonl "
+        "here; files whose result is already there (same content, schema, version) are skipped",
+    )
+    ex.add_argument(
+        "--jobs", type=int, default=1, help="files extracted at once, in local processes"
+    )
     vf = sub.add_parser("verify", help="re-verify a stored result JSON against its document")
     vf.add_argument("result", type=Path)
     vf.add_argument("file", type=Path)
@@ -120,10 +126,23 @@ def _parser() -> argparse.ArgumentParser:
     )
     wk.add_argument("--queues", help="comma-separated queues to consume (default: the app's)")
     wk.add_argument("--loglevel", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    sb = sub.add_parser("submit", help="send documents to an evidex service and fetch results")
+    sb.add_argument("file", nargs="+", type=Path, metavar="FILE")
+    sb.add_argument("--server", required=True, help="the service's base URL, http://host:8000")
+    sb.add_argument("--schema", required=True, help="built-in name or a JSON Schema file")
+    sb.add_argument("--api-key", help="default: EVIDEX_API_KEY from the environment")
+    sb.add_argument("--options", help='job options as JSON, e.g. \'{"llm": "rules"}\'')
+    sb.add_argument("--out-dir", type=Path, help="write <name>.result.json per document here")
+    sb.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for each job")
     return ap
 
 
 def _settings(args: argparse.Namespace) -> Settings:
+    from pydantic import ValidationError
+
+    from evidex.extractors.settings import Settings
+    from evidex.schemas import InputError
+
     chosen = (("llm", args.llm), ("model", args.model), ("context_tokens", args.context_tokens))
     overrides = {k: v for k, v in chosen if v is not None and v != ""}
     try:
@@ -133,22 +152,12 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def _extract(args: argparse.Namespace) -> int:
-    schema = load_schema(args.schema)
-    if not args.file.is_file():
-        raise InputError(f"{args.file}: no such file")
-    settings = _settings(args)
-    data = args.file.read_bytes()
-    parser = make_parser(args.parser, settings)
-    if args.pages:
-        parser = _PageParser(parser, args.pages)
-    result = extract(
-        data,
-        schema,
-        parser=parser,
-        llm=make_llm(settings),
-        filename=args.file.name,
-        context=make_context(settings),
-    )
+    from evidex.service.batch import is_batch, run_batch
+
+    if is_batch(args):
+        return run_batch(args, extract_file)
+    args.file = args.file[0]
+    result, data = extract_file(args, args.file)
     to_stdout = str(args.out) == "-"
     if args.out and not to_stdout:
         args.out.write_text(result.to_json() + "\n", encoding="utf-8")
@@ -158,12 +167,41 @@ def _extract(args: argparse.Namespace) -> int:
 
             args.annotate.write_bytes(annotate_image(data, result))  # a PNG of page 1
         else:
+            from evidex.extractors.highlight import annotate
+
             args.annotate.write_bytes(annotate(data, result))
     if not args.quiet:
+        from evidex.service.table import render_table
+
         print(render_table(result), file=sys.stderr if to_stdout else sys.stdout)
     if to_stdout:
         print(result.to_json())
     return 0
+
+
+def extract_file(args: argparse.Namespace, path: Path) -> tuple[Result, bytes]:
+    """One document with the options of ``evidex extract``: its result and its bytes."""
+    from evidex.extractors.backends import make_context, make_llm, make_parser
+    from evidex.extractors.pipeline import extract
+    from evidex.schemas import InputError
+
+    schema = load_schema(args.schema)
+    if not path.is_file():
+        raise InputError(f"{path}: no such file")
+    settings = _settings(args)
+    data = path.read_bytes()
+    parser = make_parser(args.parser, settings)
+    if args.pages:
+        parser = _PageParser(parser, args.pages)
+    result = extract(
+        data,
+        schema,
+        parser=parser,
+        llm=make_llm(settings),
+        filename=path.name,
+        context=make_context(settings),
+    )
+    return result, data
 
 
 class _PageParser:
@@ -173,6 +211,9 @@ class _PageParser:
         self.inner, self.pages, self.name = inner, pages, inner.name
 
     def parse(self, data: bytes, filename: str) -> ParsedDocument:
+        from evidex.extractors.document import select_pages
+        from evidex.schemas import InputError
+
         document = self.inner.parse(data, filename)
         try:
             return select_pages(document, self.pages)
@@ -181,6 +222,13 @@ class _PageParser:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
+    from evidex.extractors.backends import make_parser
+    from evidex.extractors.reverify import reverify
+    from evidex.schemas import InputError, Result
+    from evidex.service.report import render_report
+
     try:
         stored = Result.model_validate_json(args.result.read_text(encoding="utf-8"))
     except ValidationError as exc:
@@ -199,6 +247,8 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _schemas(args: argparse.Namespace) -> int:
+    from evidex.schemas import builtin_names, get_schema
+
     if args.explain:
         schema = load_schema(args.explain)
         width = max(len(leaf.path) for leaf in schema.leaves)
@@ -219,6 +269,10 @@ def _schemas(args: argparse.Namespace) -> int:
 
 def _from_env(settings_class: type[Any]) -> Any:
     """Settings from the environment; an invalid value is a ConfigError (one line, exit 2)."""
+    from pydantic import ValidationError
+
+    from evidex.schemas import ConfigError
+
     try:
         return settings_class()
     except ValidationError as exc:
@@ -232,27 +286,31 @@ def _serve(args: argparse.Namespace) -> int:
 
     from evidex.service.app import production_app
     from evidex.service.settings import ServiceSettings
+    from evidex.workers.logs import configure_logging
 
     settings: ServiceSettings = _from_env(ServiceSettings)
-    logging.basicConfig(
-        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    configure_logging(settings.log_format, args.log_level)
     app = production_app(settings)
     uvicorn.run(
         app,
         host=args.host or settings.host,
         port=args.port or settings.port,
         log_level=args.log_level,
+        log_config=None,  # uvicorn's records go through evidex's structured logs
+        access_log=False,  # one record per request comes from the app (requestlog.py)
     )
     return 0
 
 
 def _worker(args: argparse.Namespace) -> int:
     from evidex.workers.celery_app import make_celery
+    from evidex.workers.logs import configure_logging
     from evidex.workers.settings import WorkerSettings
 
     settings: WorkerSettings = _from_env(WorkerSettings)
+    configure_logging(settings.log_format, args.loglevel)
     celery = make_celery(settings)
+    celery.conf.worker_hijack_root_logger = False  # keep the structured logs configured above
     concurrency = args.concurrency or settings.worker_concurrency
     argv = ["worker", "--pool", "threads", "--concurrency", str(concurrency)]
     argv += ["--loglevel", args.loglevel]
@@ -262,7 +320,14 @@ def _worker(args: argparse.Namespace) -> int:
     return 0
 
 
+def _submit(args: argparse.Namespace) -> int:
+    from evidex.service.submit import run_submit
+
+    return run_submit(args)
+
+
 _COMMANDS = {
+    "submit": _submit,
     "extract": _extract,
     "verify": _verify,
     "schemas": _schemas,
@@ -273,6 +338,8 @@ _COMMANDS = {
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    from evidex.schemas.errors import EvidexError
+
     try:
         return _COMMANDS[args.command](args)
     except EvidexError as exc:

@@ -257,6 +257,7 @@ class JobsController(Controller):
             result_key(job),
             webhook_key(job),
             decisions_key(job),
+            f"{job.tenant}/{job.id}/review-links.json",  # review_links.review_links_key
         }
         for key in sorted(keys - {""}):
             services.blob_store.delete(key)

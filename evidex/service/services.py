@@ -17,6 +17,7 @@ from redis.asyncio import Redis
 from evidex.service.decisions import DecisionLock, local_lock
 from evidex.service.ratelimit import RateLimiter
 from evidex.service.settings import ServiceSettings
+from evidex.workers.metrics import Metrics
 from evidex.workers.stores import BlobStore, JobStore
 
 __all__ = [
@@ -45,6 +46,7 @@ class Services:
     redis: Redis | None = None
     worker_check: WorkerCheck | None = None
     decision_lock: DecisionLock = local_lock  # redis_lock(...) when API processes share Redis
+    metrics: Metrics | None = None
 
     def __repr__(self) -> str:  # the settings hold no secrets in clear, but keep logs short
         return f"Services(job_store={self.job_store!r}, blob_store={self.blob_store!r})"

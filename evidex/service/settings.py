@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import NoDecode
 
 from evidex.workers.settings import WorkerSettings
@@ -73,6 +73,22 @@ class ServiceSettings(WorkerSettings):
     rate_limit_per_minute: int = Field(default=120, ge=1)
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
+    metrics_token: SecretStr | None = Field(
+        default=None,
+        description="EVIDEX_METRICS_TOKEN: GET /metrics answers 'Authorization: Bearer <it>'; "
+        "unset, the route does not exist (404).",
+    )
+    review_link_secret: SecretStr | None = Field(
+        default=None,
+        description="EVIDEX_REVIEW_LINK_SECRET: signs review links (POST "
+        "/v1/jobs/{id}/review-links); unset, review links cannot be made.",
+    )
+    public_url: str = Field(
+        default="",
+        description="EVIDEX_PUBLIC_URL: the service's address as reviewers reach it "
+        "(https://evidex.example.com), for the review links it hands out; empty: the "
+        "request's own host.",
+    )
 
     @field_validator("api_keys", mode="before")
     @classmethod

@@ -50,6 +50,7 @@ from evidex.schemas import ConfigError
 from evidex.workers.broker import TRANSPORT
 from evidex.workers.budget import Budget
 from evidex.workers.leases import check_lease_settings, make_leases
+from evidex.workers.metrics import RedisMetrics
 from evidex.workers.runner import (
     RETRY_CAP_S,
     Deps,
@@ -158,6 +159,7 @@ def build_deps(
         budget=budget,
         on_final=partial(enqueue_webhook, app),
         leases=make_leases(jobs, settings),
+        metrics=RedisMetrics.from_url(settings.redis_url),
     )
 
 

@@ -47,6 +47,8 @@ from evidex.schemas.errors import InputError, RunError
 from evidex.workers.budget import Budget, BudgetUnavailable, job_upper_bound, tokens_used
 from evidex.workers.jobs import Job, JobError, JobStatus
 from evidex.workers.leases import Leases
+from evidex.workers.logs import bind_job
+from evidex.workers.metrics import Metrics, job_ended, job_result
 from evidex.workers.settings import WorkerSettings
 from evidex.workers.shared import extraction_schema
 from evidex.workers.stores import BlobNotFound, BlobStore, JobStore, StoreUnavailable
@@ -141,6 +143,7 @@ class Deps:
     on_final: Callable[[Job], None] | None = None  # the job ended and has a webhook_url
     rand: Callable[[], float] = random.random
     leases: Leases | None = None  # None: no leases (memory stores); see leases.py
+    metrics: Metrics | None = None  # None: figures are not recorded (evidex.workers.metrics)
 
 
 def process(job_id: str, deps: Deps) -> None:
@@ -151,6 +154,7 @@ def process(job_id: str, deps: Deps) -> None:
     job = _start(job_id, deps)
     if job is None:
         return
+    bind_job(job.id, job.tenant, job.attempts)
     deadline = time.monotonic() + deps.settings.task_soft_time_limit_s
     try:
         key = _run(job, deps, deadline)
@@ -164,6 +168,7 @@ def process(job_id: str, deps: Deps) -> None:
         job.id, _RUNNING, JobStatus.SUCCEEDED, result_key=key, error=None, reserved_tokens=0
     )
     if done is not None:
+        job_ended(deps.metrics, done)
         _finished(done, deps)
 
 
@@ -218,6 +223,7 @@ def _run(job: Job, deps: Deps, deadline: float) -> str:
     )
     key = result_key(job)
     deps.blobs.put(key, result.to_json().encode(), "application/json")
+    job_result(deps.metrics, job, result)
     if metered:
         _settle(job, deps, tokens_used(result.trace.usage))
     return key
@@ -325,6 +331,7 @@ def _end_failed(job: Job, exc: BaseException, deps: Deps) -> None:
         job.id, _RUNNING, JobStatus.FAILED, error=error, reserved_tokens=0
     )
     if failed is not None:
+        job_ended(deps.metrics, failed)
         _finished(failed, deps)
 
 

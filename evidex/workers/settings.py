@@ -60,3 +60,6 @@ class WorkerSettings(Settings):
     webhook_secret: SecretStr | None = None
     webhook_allowed_hosts: list[str] = Field(default_factory=list)
     webhook_max_attempts: int = Field(default=6, ge=1)
+    log_format: Literal["json", "console"] = Field(
+        default="json", description="EVIDEX_LOG_FORMAT: JSON lines, or lines for a terminal."
+    )

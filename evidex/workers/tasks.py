@@ -19,6 +19,7 @@ from evidex.extractors.llm.base import LLMBackend
 from evidex.extractors.settings import Settings
 from evidex.workers.jobs import Job
 from evidex.workers.leases import FencedBlobs, FencedBudget, FencedJobs, LeaseLost, Leases
+from evidex.workers.logs import bind_job, clear_job
 from evidex.workers.runner import STORE_DOWN, Deps, RetryJob, backoff, process
 from evidex.workers.webhooks import TIMEOUT_S, notify
 
@@ -47,6 +48,8 @@ def register_tasks(app: Celery, deps: Callable[[], Deps]) -> None:
     @app.task(name=RUN_JOB, bind=True, max_retries=None, ignore_result=True, shared=False)
     def run_job(self: Task[[str], None], job_id: str) -> None:
         d = deps()
+        clear_job()  # a pool thread runs many tasks: no context from the one before
+        bind_job(job_id)
         try:
             if d.leases is None:
                 process(job_id, d)
@@ -59,6 +62,8 @@ def register_tasks(app: Celery, deps: Callable[[], Deps]) -> None:
         except STORE_DOWN as exc:  # not even the outcome could be recorded: deliver again later
             log.warning("job %s: a store is unavailable (%s); retrying", job_id, exc)
             raise self.retry(countdown=backoff(self.request.retries + 1)) from exc
+        finally:
+            clear_job()
 
     @app.task(name=DELIVER_WEBHOOK, bind=True, max_retries=None, ignore_result=True, shared=False)
     def deliver_webhook(self: Task[[str], None], job_id: str) -> None:

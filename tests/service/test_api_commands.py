@@ -19,10 +19,21 @@ from evidex.service.ratelimit import RedisRateLimiter
 from evidex.service.settings import ServiceSettings
 
 
+@pytest.fixture(autouse=True)
+def logging_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """``configure_logging`` recorded, not run: it would rewire this test process's logging."""
+    calls: list[tuple[str, str]] = []
+    monkeypatch.setattr(
+        "evidex.workers.logs.configure_logging", lambda fmt, level: calls.append((fmt, level))
+    )
+    return calls
+
+
 class FakeCelery:
     def __init__(self, settings: Any, workers: list[dict[str, Any]]) -> None:
         self.settings = settings
         self.argv: list[str] | None = None
+        self.conf = types.SimpleNamespace(worker_hijack_root_logger=True)
         self.control = types.SimpleNamespace(ping=lambda timeout: workers)
 
     def worker_main(self, argv: list[str]) -> None:
@@ -47,7 +58,9 @@ def celery_modules(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     return made
 
 
-def test_serve_runs_uvicorn_with_the_production_app(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_serve_runs_uvicorn_with_the_production_app(
+    monkeypatch: pytest.MonkeyPatch, logging_calls: list[tuple[str, str]]
+) -> None:
     ran: dict[str, Any] = {}
     built: list[ServiceSettings] = []
     sentinel = Litestar()
@@ -61,8 +74,12 @@ def test_serve_runs_uvicorn_with_the_production_app(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(app_module, "production_app", fake_production_app)
     monkeypatch.setattr("uvicorn.run", lambda app, **kw: ran.update(app=app, **kw))
     assert main(["serve", "--host", "0.0.0.0"]) == 0
-    assert ran == {"app": sentinel, "host": "0.0.0.0", "port": 8123, "log_level": "info"}
+    assert ran == {
+        "app": sentinel, "host": "0.0.0.0", "port": 8123, "log_level": "info",
+        "log_config": None, "access_log": False,
+    }  # fmt: skip
     assert [k.tenant for k in built[0].api_keys] == ["acme"]
+    assert logging_calls == [("json", "info")]  # EVIDEX_LOG_FORMAT's default
     assert main(["serve", "--port", "9000"]) == 0 and ran["port"] == 9000
     assert ran["host"] == "127.0.0.1"
 
@@ -84,10 +101,15 @@ def test_serve_refuses_to_start_without_valid_keys(
 
 
 def test_worker_starts_celery_with_a_thread_pool(
-    monkeypatch: pytest.MonkeyPatch, celery_modules: dict[str, Any]
+    monkeypatch: pytest.MonkeyPatch,
+    celery_modules: dict[str, Any],
+    logging_calls: list[tuple[str, str]],
 ) -> None:
     monkeypatch.setenv("EVIDEX_WORKER_CONCURRENCY", "3")
+    monkeypatch.setenv("EVIDEX_LOG_FORMAT", "console")
     assert main(["worker"]) == 0
+    assert celery_modules["apps"][-1].conf.worker_hijack_root_logger is False  # our JSON logs
+    assert logging_calls == [("console", "INFO")]
     assert celery_modules["apps"][-1].argv == [
         "worker", "--pool", "threads", "--concurrency", "3", "--loglevel", "INFO"
     ]  # fmt: skip

@@ -77,6 +77,29 @@ ROUTES: dict[tuple[str, str], tuple[str, set[int], set[str]]] = {
         {"job_not_found", "job_not_ready"},
     ),
     ("get", "/v1/review-assets/{name}"): ("200", V1 | {404}, {"not_found"}),
+    ("post", "/v1/jobs/{job_id}/review-links"): (
+        "201",
+        V1 | {404, 409},
+        {"job_not_found", "job_not_ready", "not_found"},
+    ),
+    ("get", "/v1/jobs/{job_id}/review-links"): ("200", V1 | {404}, {"job_not_found"}),
+    ("delete", "/v1/jobs/{job_id}/review-links/{link_id}"): (
+        "204",
+        V1 | {404},
+        {"job_not_found", "not_found"},
+    ),
+    ("get", "/review/{token}"): ("200", {404}, set()),
+    ("get", "/review/{token}/pages/{page_file}"): (
+        "200",
+        {404},
+        {"page_not_found", "not_found"},
+    ),
+    ("patch", "/review/{token}/fields/{field_path}"): (
+        "200",
+        {404, 422},
+        {"field_not_found", "decision_invalid", "not_found"},
+    ),
+    ("get", "/review-assets/{name}"): ("200", {404}, {"not_found"}),
     ("get", "/healthz"): ("200", set(), set()),
     ("get", "/readyz"): ("200", {503}, {"not_ready"}),
 }
@@ -120,6 +143,9 @@ def test_route_documents_success_errors_and_security(
         if not status.startswith(("4", "5")):
             continue
         content = response["content"]
+        if (method, path, status) == ("get", "/review/{token}", "404"):
+            assert list(content) == ["text/html"]  # a page for people: the link has expired
+            continue
         assert list(content) == ["application/problem+json"], (path, status)
         assert content["application/problem+json"]["schema"] == {
             "$ref": "#/components/schemas/Problem"

