@@ -216,6 +216,9 @@ class _Page:
     fills: list[tuple[Box, RGB, float, int]]  # filled paths: rect, colour, opacity, seqno
     rules: list[Box]  # thin filled or stroked horizontal/vertical paths (table ruling lines)
     scissors: list[Box]  # clip rectangles
+    # The first drawing sequence number that is not a path or clip: text (or an image or a
+    # shading) may have been drawn there, so a fill numbered below it lies under all text.
+    first_other: int
     matrix: Any
     rotation: int
     width: float
@@ -232,7 +235,8 @@ class _Page:
         fills: list[tuple[Box, RGB, float, int]] = []
         rules: list[Box] = []
         scissors: list[Box] = []
-        for d in _optional(lambda: page.get_cdrawings(extended=True), []):
+        drawings = _optional(lambda: page.get_cdrawings(extended=True), [])
+        for d in drawings:
             kind = d.get("type")
             if kind == "clip":
                 scissors.append(_box(d["scissor"]))
@@ -254,6 +258,7 @@ class _Page:
             fills,
             rules,
             scissors,
+            _first_gap({d["seqno"] for d in drawings if "seqno" in d}),
             page.rotation_matrix,
             int(page.rotation),
             float(page.rect.width),
@@ -402,7 +407,12 @@ class _Page:
             return CLIPPED
         under = [f for f in self.fills if _inside(cx, cy, f[0])]
         origin = span["chars"][0]["origin"] if "chars" in span else span["origin"]
-        seq = self._seqno.get(_key(origin), math.inf) if under else 0
+        if not under:
+            seq: float = 0
+        elif all(f[3] < self.first_other for f in under):
+            seq = math.inf  # every fill beneath was drawn before any text: no trace needed
+        else:
+            seq = self._seqno.get(_key(origin), math.inf)
         if any(s > seq and opacity >= 0.99 for _, _, opacity, s in under):
             return CLIPPED
         background = next(
@@ -527,6 +537,13 @@ def _inside(x: float, y: float, box: Box) -> bool:
 def _box(rect: Any) -> Box:
     x0, y0, x1, y1 = rect
     return (float(x0), float(y0), float(x1), float(y1))
+
+
+def _first_gap(numbers: set[int]) -> int:
+    n = 0
+    while n in numbers:
+        n += 1
+    return n
 
 
 def _within(inner: Sequence[float], outer: Box, slack: float = 0.5) -> bool:
