@@ -34,6 +34,7 @@ where the table stands (:mod:`.tables`).
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import math
 import re
@@ -236,10 +237,12 @@ class _Page:
         rules: list[Box] = []
         scissors: list[Box] = []
         drawings = _optional(lambda: page.get_cdrawings(extended=True), [])
-        for d in drawings:
+        numbers = sorted(d["seqno"] for d in drawings if "seqno" in d)
+        for at, d in enumerate(drawings):
             kind = d.get("type")
             if kind == "clip":
-                scissors.append(_box(d["scissor"]))
+                if _clips_text(at, drawings, numbers):
+                    scissors.append(_box(d["scissor"]))
                 continue
             if kind not in ("f", "s", "fs") or "rect" not in d:
                 continue
@@ -258,7 +261,7 @@ class _Page:
             fills,
             rules,
             scissors,
-            _first_gap({d["seqno"] for d in drawings if "seqno" in d}),
+            _first_gap(set(numbers)),
             page.rotation_matrix,
             int(page.rotation),
             float(page.rect.width),
@@ -537,6 +540,27 @@ def _inside(x: float, y: float, box: Box) -> bool:
 def _box(rect: Any) -> Box:
     x0, y0, x1, y1 = rect
     return (float(x0), float(y0), float(x1), float(y1))
+
+
+def _clips_text(at: int, drawings: list[dict[str, Any]], numbers: list[int]) -> bool:
+    """Whether text may be drawn while the clip ``drawings[at]`` is in force: from its number
+    until the next drawing at its nesting level or above (the clip's end; none seen: the page's
+    end), some number is not a path or clip (text, an image or a shading was drawn there)."""
+    start, level = drawings[at].get("seqno"), drawings[at].get("level")
+    if not isinstance(start, int) or not isinstance(level, int):
+        return True
+    end = next(
+        (
+            int(d["seqno"])
+            for d in drawings[at + 1 :]
+            if isinstance(d.get("seqno"), int) and d.get("level", 0) <= level
+        ),
+        None,
+    )
+    if end is None:
+        return True
+    inside = bisect.bisect_left(numbers, end) - bisect.bisect_right(numbers, start)
+    return inside < end - start - 1
 
 
 def _first_gap(numbers: set[int]) -> int:
