@@ -99,7 +99,7 @@ def evidex_parts(lines: Any, items: list[Span]) -> list[list[Part | None]]:
             if m is None:
                 parts.append(None)
                 continue
-            boxes = [(b.page, (b.x0, b.y0, b.x1, b.y1)) for b in boxes_for(lines, m)]
+            boxes = [(b.page, (b.x0, b.y0, b.x1, b.y1)) for b in boxes_for(doc, m)]
             page, last = (int(lines["page"].iloc[m.ranges[i][0]]) for i in (0, -1))
             exact = m.level in ("exact", "normalized")
             parts.append(Part(page, last, exact, m.ambiguous, boxes))

@@ -20,8 +20,10 @@ Why the rules are what they are:
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 from rapidfuzz import fuzz
@@ -50,13 +52,24 @@ class Match:
 
 
 class DocText:
-    """The document's normalised text joined over lines, with maps back to rows and characters."""
+    """The document's normalised text joined over lines, with maps back to rows and characters,
+    and the line table's columns verification reads per match as plain lists (indexed by row),
+    built once per document: looking a row up in the DataFrame per match costs more than the
+    match."""
 
     def __init__(self, lines: pd.DataFrame) -> None:
         self.line_numbers: list[int] = [int(v) for v in lines["line"]]
-        sources = lines["source"] if "source" in lines.columns else [""] * len(lines)
-        self.ocr: list[bool] = [s == "ocr" for s in sources]
+        self.sources: list[str] = _column(lines, "source", "")
+        self.ocr: list[bool] = [s == "ocr" for s in self.sources]
         self.raw: list[str] = [str(t) for t in lines["text"]]
+        self.pages: list[int] = [int(v) for v in _column(lines, "page", 1)]
+        self.visible: list[bool] = [bool(v) for v in _column(lines, "visible", True)]
+        self.hidden_reason: list[str] = [str(v) for v in _column(lines, "hidden_reason", "")]
+        self.ocr_confidence: list[float] = _column(lines, "ocr_confidence", math.nan)
+        self.boxes: list[tuple[float, float, float, float]] = list(
+            zip(*(_column(lines, k, 0.0) for k in ("x0", "y0", "x1", "y1")), strict=True)
+        )
+        self.words: list[list[Any]] = [list(w or []) for w in _column(lines, "words", None)]
         self.row_of_line = {n: i for i, n in enumerate(self.line_numbers)}
         chars: list[str] = []
         rows: list[int] = []
@@ -226,6 +239,10 @@ class DocText:
 
     def _row_end(self, row: int) -> int:
         return self.row_start[row + 1] if row + 1 < len(self.row_start) else len(self.text)
+
+
+def _column(lines: pd.DataFrame, name: str, default: Any) -> list[Any]:
+    return lines[name].tolist() if name in lines.columns else [default] * len(lines)
 
 
 def locate(doc: DocText, quote: str, line_start: int | None, line_end: int | None) -> Match | None:

@@ -13,9 +13,32 @@ __all__ = ["PARSERS", "make_context", "make_llm", "make_parser"]
 PARSERS = ("auto", "pymupdf", "ocr", "azure", "text")
 
 
-def make_parser(name: str, settings: Settings | None = None) -> Parser:
+def make_parser(name: str, settings: Settings | None = None, tables: str | None = None) -> Parser:
     """The parser called ``name`` (:data:`PARSERS`). ``settings`` configure Azure: ``azure``
-    needs them, ``auto`` uses Azure for scanned pages when they name an endpoint."""
+    needs them, ``auto`` uses Azure for scanned pages when they name an endpoint. ``tables``: how
+    the text layer's tables are found (``words``, the default; ``layout``: PyMuPDF's layout
+    model; ``off``); ``name`` may carry it as ``"auto:layout"`` (a job's parser and table mode
+    in one string)."""
+    name, _, suffix = name.partition(":")
+    tables = tables or suffix or None
+    if tables is not None and name in ("auto", "pymupdf", "ocr"):
+        from evidex.extractors.parsers.pymupdf_parser import TABLE_MODES, PyMuPDFParser
+
+        if tables not in TABLE_MODES:
+            raise ConfigError(
+                f"tables {tables!r} does not exist; use one of: {', '.join(TABLE_MODES)}"
+            )
+        layer = PyMuPDFParser(tables=tables)
+        if name == "pymupdf":
+            return layer
+        if name == "ocr":
+            from evidex.extractors.parsers.ocr import OcrParser
+
+            return OcrParser(text_layer=layer)
+        from evidex.extractors.parsers.auto import AutoParser, azure_parser
+
+        azure = azure_parser(settings) if settings is not None else None
+        return AutoParser(text_layer=layer, azure=azure)
     if name == "auto":
         from evidex.extractors.parsers.auto import AutoParser, azure_parser
 

@@ -10,6 +10,7 @@ that spans and boxes point at what is really on the page.
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 
 __all__ = ["Normalized", "normalize", "normalize_quote"]
 
@@ -32,13 +33,18 @@ class Normalized:
         self.index = index
 
 
+@lru_cache(maxsize=4096)
 def _fold(ch: str) -> str:
     out = unicodedata.normalize("NFKC", ch).translate(_TRANSLATE)
     return out.lower()
 
 
+@lru_cache(maxsize=65536)
 def normalize(text: str) -> Normalized:
-    """NFKC, quotes/dashes/spaces unified, soft hyphens dropped, lower case, spaces collapsed."""
+    """NFKC, quotes/dashes/spaces unified, soft hyphens dropped, lower case, spaces collapsed.
+
+    Cached by text (a document re-verified, or verified field by field, normalises each line
+    once); the result is shared: read it, never change it."""
     chars: list[str] = []
     index: list[int] = []
     for i, ch in enumerate(text):

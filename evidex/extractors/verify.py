@@ -20,6 +20,7 @@ is named.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -45,20 +46,19 @@ class Verification:
     data: dict[str, Any]
 
 
-def boxes_for(lines: pd.DataFrame, match: Match) -> list[Box]:
+def boxes_for(doc: DocText, match: Match) -> list[Box]:
     """One box per line of the match: the union of the words it touches (else the line box)."""
     out: list[Box] = []
     for row, a, b in match.ranges:
-        line = lines.iloc[row]
-        words = [w for w in (line["words"] or []) if w[0] < b and w[1] > a]
+        words = [w for w in doc.words[row] if w[0] < b and w[1] > a]
         if words:
             x0, y0 = min(w[2] for w in words), min(w[3] for w in words)
             x1, y1 = max(w[4] for w in words), max(w[5] for w in words)
         else:
-            x0, y0, x1, y1 = (float(line[k]) for k in ("x0", "y0", "x1", "y1"))
+            x0, y0, x1, y1 = doc.boxes[row]
         out.append(
             Box(
-                page=int(line["page"]),
+                page=doc.pages[row],
                 x0=round(float(x0), 2),
                 y0=round(float(y0), 2),
                 x1=round(float(x1), 2),
@@ -68,17 +68,14 @@ def boxes_for(lines: pd.DataFrame, match: Match) -> list[Box]:
     return out
 
 
-def _ocr_confidence(lines: pd.DataFrame, rows: list[int]) -> tuple[float, bool] | None:
+def _ocr_confidence(doc: DocText, rows: list[int]) -> tuple[float, bool] | None:
     """The lowest OCR confidence of the matched rows (None when none has one) and whether every
     one of them was read by the local OCR (``source == "ocr"``), whose noise fuzzy matching is
     there to absorb."""
-    if "ocr_confidence" not in lines.columns:
+    read = [c for c in (doc.ocr_confidence[r] for r in rows) if not math.isnan(c)]
+    if not read:
         return None
-    read = lines["ocr_confidence"].iloc[rows].dropna()
-    if read.empty:
-        return None
-    local = "source" in lines.columns and bool((lines["source"].iloc[rows] == "ocr").all())
-    return float(read.min()), local
+    return float(min(read)), all(doc.ocr[r] for r in rows)
 
 
 def _json(value: Any) -> Any:
@@ -126,8 +123,7 @@ def verify_field(
             **base,
         )
     rows = [r for r, _, _ in match.ranges]
-    first, last = lines.iloc[rows[0]], lines.iloc[rows[-1]]
-    line_start, line_end = int(first["line"]), int(last["line"])
+    line_start, line_end = doc.line_numbers[rows[0]], doc.line_numbers[rows[-1]]
     corrected = (line_start, line_end) != (fe.line_start, fe.line_end) and not match.in_cited
     reasons: list[str] = []
     if corrected:
@@ -136,7 +132,7 @@ def verify_field(
             f"span corrected: the model cited {cited}; the quote is on {line_start}-{line_end}"
         )
     review: list[str] = []
-    ocr = _ocr_confidence(lines, rows)
+    ocr = _ocr_confidence(doc, rows)
     if match.level == "fuzzy" and ocr is not None and ocr[1]:
         reasons.append(f"the quote matches the OCR text approximately ({match.score:.0f}%)")
     elif match.level == "fuzzy":
@@ -150,10 +146,9 @@ def verify_field(
         reasons.append(f"read by OCR (confidence {ocr[0]:.2f})")
     if match.ambiguous:
         review.append(f"the quote occurs {match.occurrences} times and the {_AMBIGUOUS}")
-    hidden = lines.iloc[rows]
-    hidden = hidden[~hidden["visible"]]
-    if len(hidden):
-        why = str(hidden.iloc[0]["hidden_reason"]) or "invisible text"
+    hidden = [r for r in rows if not doc.visible[r]]
+    if hidden:
+        why = doc.hidden_reason[hidden[0]] or "invisible text"
         review.append(
             f"the evidence is in text a reader cannot see ({why}): possible prompt injection"
         )
@@ -174,13 +169,13 @@ def verify_field(
         status=Status.NEEDS_REVIEW if review else Status.VERIFIED,
         reasons=review + reasons,
         quote=fe.quote,
-        page=int(first["page"]),
+        page=doc.pages[rows[0]],
         line_start=line_start,
         line_end=line_end,
         span_corrected=corrected,
         match=match.level,
         computed=computed,
-        boxes=boxes_for(lines, match),
+        boxes=boxes_for(doc, match),
         caveat=fe.caveat,
     )
 

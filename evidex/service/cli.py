@@ -85,6 +85,12 @@ def _parser() -> argparse.ArgumentParser:
         "else Tesseract) for scanned pages and images; pymupdf: text layer only; ocr: Tesseract "
         "for pages without text; azure: Azure Document Intelligence",
     )
+    ex.add_argument(
+        "--tables",
+        choices=["words", "layout", "off"],
+        help="how PDF tables are found: words (default; from the text layer), layout (PyMuPDF's "
+        "layout model: slower, ~0.3 s a tabular page), off",
+    )
     ex.add_argument("--out", type=Path, help="write the result JSON here ('-' for stdout)")
     ex.add_argument("--annotate", type=Path, help="write the highlighted PDF here")
     ex.add_argument("--pages", help="only these pages, e.g. '1-3,5'")
@@ -190,7 +196,7 @@ def extract_file(args: argparse.Namespace, path: Path) -> tuple[Result, bytes]:
         raise InputError(f"{path}: no such file")
     settings = _settings(args)
     data = path.read_bytes()
-    parser = make_parser(args.parser, settings)
+    parser = make_parser(args.parser, settings, args.tables)
     if args.pages:
         parser = _PageParser(parser, args.pages)
     result = extract(

@@ -51,6 +51,11 @@ class JobOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     parser: Literal["auto", "pymupdf", "ocr", "azure"] | None = None
+    tables: Literal["words", "layout", "off"] | None = Field(
+        default=None,
+        description="How PDF tables are found: 'words' (default, from the text layer), "
+        "'layout' (PyMuPDF's layout model, slower), 'off'.",
+    )
     llm: Literal["openai", "rules"] | None = None
     model: str | None = None
     pages: str | None = Field(default=None, description="Page selection, e.g. '1-3,5'.")

@@ -202,7 +202,8 @@ def _run(job: Job, deps: Deps, deadline: float) -> str:
     data = deps.blobs.get(job.document_key)
     started = time.perf_counter()
     default = deps.settings.parser
-    parser = job.options.parser or ("text" if job.media_type.startswith("text/") else default)
+    parser: str = job.options.parser or ("text" if job.media_type.startswith("text/") else default)
+    parser += f":{job.options.tables}" if job.options.tables and parser != "text" else ""
     left = deadline - time.monotonic()
     if left <= 0:
         raise JobTimeout(_timeout_message(deps))

@@ -229,3 +229,13 @@ def test_make_parser_knows_every_name_and_the_cli_defaults_to_auto() -> None:
         make_parser("tesseract")
     args = cli_parser().parse_args(["extract", "a.pdf", "--schema", "invoice"])
     assert args.parser == "auto"
+
+
+def test_make_parser_takes_a_table_mode_as_an_argument_or_after_the_name() -> None:
+    layout = make_parser("pymupdf", tables="layout")
+    assert isinstance(layout, PyMuPDFParser) and layout.tables == "layout"
+    auto = make_parser("auto:off")
+    assert isinstance(auto, AutoParser) and auto.text_layer.tables == "off"  # type: ignore[attr-defined]
+    assert make_parser("auto").text_layer.tables == "words"  # type: ignore[attr-defined]
+    with pytest.raises(ConfigError, match="words, layout, off"):
+        make_parser("pymupdf", tables="model")

@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 import pymupdf
 import pytest
+from sample_answers import SAMPLES
 
 from evidex.extractors.document import LINE_COLUMNS, PAGE_COLUMNS
 from evidex.extractors.errors import (
@@ -21,6 +22,7 @@ from evidex.extractors.errors import (
     NoTextLayer,
     UnsupportedDocument,
 )
+from evidex.extractors.parsers import pymupdf_parser
 from evidex.extractors.parsers.pymupdf_parser import (
     CLIPPED,
     COLOUR,
@@ -440,3 +442,22 @@ def test_some_pages_without_text_are_fine() -> None:
     parsed = parse(build(_two_lines, _image_only))
     assert parsed.pages["has_text_layer"].tolist() == [True, False]
     assert parsed.lines["page"].tolist() == [1, 1]
+
+
+@pytest.mark.parametrize("name", ["invoice", "contract", "cv"])
+def test_lines_read_from_words_are_the_lines_read_from_characters(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MuPDF's words build a line only where that is exact; forcing every line through the
+    per-character path must give the same table, boxes and visibility included."""
+    data = (SAMPLES / f"{name}.pdf").read_bytes()
+    by_words = PyMuPDFParser(tables=False).parse(data, f"{name}.pdf").lines
+    monkeypatch.setattr(pymupdf_parser._Page, "_word_rows", lambda *_: None)
+    by_chars = PyMuPDFParser(tables=False).parse(data, f"{name}.pdf").lines
+    assert len(by_words) > 20
+    pd.testing.assert_frame_equal(by_words, by_chars)
+
+
+def test_an_unknown_table_mode_is_refused_with_the_modes_to_use() -> None:
+    with pytest.raises(ValueError, match="words, layout, off"):
+        PyMuPDFParser(tables="model")  # type: ignore[arg-type]

@@ -1,4 +1,5 @@
-"""Tables on digital PDFs: PyMuPDF's find_tables folded into one line per table row."""
+"""Tables on digital PDFs, found from the text layer (default) or by PyMuPDF's layout model
+(``tables="layout"``), folded into one line per table row."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ INVOICE = (SAMPLES / "invoice.pdf").read_bytes()
 
 
 @cache
-def invoice(tables: bool = True) -> ParsedDocument:
+def invoice(tables: bool | str = True) -> ParsedDocument:
     return PyMuPDFParser(tables=tables).parse(INVOICE, "invoice.pdf")
 
 
@@ -35,7 +36,9 @@ def test_the_invoice_line_items_are_one_line_per_row_with_cells_in_column_order(
     assert len(rows) >= 9 and set(rows["table"]) == {0}  # the header and ten items
     header, items = rows.iloc[0]["text"], rows["text"].tolist()[1:]
     assert header.startswith("Pos. Description |") and header.endswith("| Amount")
-    assert items[0] == "1 Plenary room “Spreesaal”, full-day hire | 2 | day 2.450,00 € | 4.900,00 €"
+    assert (
+        items[0] == "1 Plenary room “Spreesaal”, full-day hire | 2 | day | 2.450,00 € | 4.900,00 €"
+    )
     assert all(t.count(" | ") == header.count(" | ") for t in items)
     assert sum(t.split(" | ")[-1].endswith("€") for t in items) >= 8
 
@@ -100,7 +103,7 @@ def test_tables_off_keeps_every_cell_a_line_of_its_own() -> None:
     assert "4.900,00 €" in plain["text"].tolist() and len(plain) > len(invoice().lines)
 
 
-def test_the_table_finder_runs_only_on_pages_that_look_tabular(
+def test_the_layout_model_runs_only_on_request_and_on_pages_that_look_tabular(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls: list[int] = []
@@ -111,9 +114,14 @@ def test_the_table_finder_runs_only_on_pages_that_look_tabular(
         return real(page, show)
 
     monkeypatch.setattr("evidex.extractors.parsers.pymupdf_parser.find_grids", spy)
-    PyMuPDFParser().parse((SAMPLES / "contract.pdf").read_bytes(), "contract.pdf")
+    layout = PyMuPDFParser(tables="layout")
+    layout.parse((SAMPLES / "contract.pdf").read_bytes(), "contract.pdf")
     assert calls == [2]  # the signature block (Name: … Name: …) looks tabular; the prose not
-    PyMuPDFParser().parse(INVOICE, "invoice.pdf")
+    lines = layout.parse(INVOICE, "invoice.pdf").lines
+    assert calls == [2, 0]
+    rows = lines[lines["table"] >= 0]["text"].tolist()
+    assert rows[1] == "1 Plenary room “Spreesaal”, full-day hire | 2 | day 2.450,00 € | 4.900,00 €"
+    PyMuPDFParser().parse(INVOICE, "invoice.pdf")  # the default reads the words: no model
     assert calls == [2, 0]
 
 

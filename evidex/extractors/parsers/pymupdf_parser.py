@@ -34,12 +34,14 @@ where the table stands (:mod:`.tables`).
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import pymupdf
 
@@ -58,9 +60,25 @@ from evidex.extractors.errors import (
     NoTextLayer,
     UnsupportedDocument,
 )
-from evidex.extractors.parsers.tables import Grid, find_grids, fold_tables, worth_looking
+from evidex.extractors.parsers.tables import (
+    Grid,
+    find_grids,
+    fold_tables,
+    grids_from_words,
+    worth_looking,
+)
 
-__all__ = ["CLIPPED", "COLOUR", "OFF_PAGE", "TINY", "PyMuPDFParser", "open_pdf", "reading_order"]
+__all__ = [
+    "CLIPPED",
+    "COLOUR",
+    "OFF_PAGE",
+    "TABLE_MODES",
+    "TINY",
+    "PyMuPDFParser",
+    "TableMode",
+    "open_pdf",
+    "reading_order",
+]
 
 Box = tuple[float, float, float, float]
 RGB = tuple[float, float, float]
@@ -75,19 +93,33 @@ _SAME_COLOUR = 0.1
 _WHITE: RGB = (1.0, 1.0, 1.0)
 OFF_PAGE, TINY = "outside the page", "near-zero font size"
 COLOUR, CLIPPED = "white or background-coloured text", "clipped/hidden"
+TableMode = Literal["words", "layout", "off"]
+TABLE_MODES: tuple[TableMode, ...] = ("words", "layout", "off")
+_RULE = 2.0  # a path this thin (pt) is a ruling line
+_PIECE = re.compile(r"\S+")
 _SNIFF = {b"\x89PNG": "a PNG image", b"\xff\xd8": "a JPEG image", b"PK\x03\x04": "a ZIP/DOCX file"}
 
 
 class PyMuPDFParser:
     """Reads a PDF's text layer with PyMuPDF; raises a ``DocumentError`` for unusable input.
 
-    ``tables``: fold the tables ``find_tables`` finds into one line per row (module docstring).
+    ``tables``: how tables are found and folded into one line per row (module docstring):
+    ``"words"`` (the default, ``True``) from the text layer's lines and columns, ``"layout"``
+    with PyMuPDF's layout model (``find_tables``, ~0.2-0.6 s a tabular page), ``"off"``
+    (``False``) not at all.
     """
 
     name = "pymupdf"
 
-    def __init__(self, *, tables: bool = True) -> None:
-        self.tables = tables
+    def __init__(self, *, tables: bool | TableMode = True) -> None:
+        mode = (
+            {True: "words", False: "off"}.get(tables, tables)
+            if isinstance(tables, bool)
+            else tables
+        )
+        if mode not in TABLE_MODES:
+            raise ValueError(f"tables={tables!r}: use one of {', '.join(TABLE_MODES)}")
+        self.tables: str = str(mode)
 
     def parse(self, data: bytes, filename: str) -> ParsedDocument:
         doc = _open(data, filename)
@@ -105,11 +137,14 @@ class PyMuPDFParser:
                         "damaged: re-export or re-download it and try again"
                     ) from exc
                 found = page.rows(number)
-                if self.tables and worth_looking(found):
+                grids: list[Grid] = []
+                if self.tables == "words":
+                    grids = grids_from_words(page.line_blocks(number))
+                elif self.tables == "layout" and worth_looking(found):
                     grids = find_grids(pdf_page, page._show)
-                    if grids:
-                        found = page.rows(number, grids, tables)
-                        tables += len({r["table"] for r in found if r.get("table", -1) >= 0})
+                if grids:
+                    found = page.rows(number, grids, tables)
+                    tables += len({r["table"] for r in found if r.get("table", -1) >= 0})
                 rows.extend(found)
                 facts = (number, page.width, page.height, page.rotation, self.name, bool(found))
                 pages.append(dict(zip(PAGE_COLUMNS, facts, strict=True)))
@@ -171,64 +206,98 @@ class _Char:
 
 @dataclass
 class _Page:
-    """What one page offers, read from PyMuPDF in one go (boxes still unrotated)."""
+    """What one page offers, read from PyMuPDF (boxes still unrotated). One text page and one
+    pass over the drawings; images, draw order and the clip test are read only when a span needs
+    them, and characters only on a page whose lines words cannot describe (:meth:`rows`)."""
 
+    pdf_page: Any
+    textpage: Any
     blocks: list[dict[str, Any]]
-    shown: set[tuple[float, float]] | None  # origins of characters kept by clip paths; None: all
-    traces: list[dict[str, Any]]  # get_texttrace spans: draw order of text (read if fills)
+    words: dict[tuple[int, int], list[tuple[Any, ...]]]  # (block, line) -> extractWORDS rows
     fills: list[tuple[Box, RGB, float, int]]  # filled paths: rect, colour, opacity, seqno
-    images: list[Box]
+    rules: list[Box]  # thin filled or stroked horizontal/vertical paths (table ruling lines)
+    scissors: list[Box]  # clip rectangles
+    # The first drawing sequence number that is not a path or clip: text (or an image or a
+    # shading) may have been drawn there, so a fill numbered below it lies under all text.
+    first_other: int
     matrix: Any
     rotation: int
     width: float
     height: float
+    _built: list[list[list[dict[str, Any]]]] | None = None
 
     @classmethod
     def read(cls, page: Any) -> _Page:
-        everywhere = _mupdf.INFINITE_RECT()
-        textpage = page.get_textpage(clip=everywhere, flags=_FLAGS)
-        raw = textpage.extractRAWDICT(cb=None)
-        clipped = page.get_textpage(clip=everywhere, flags=_FLAGS | pymupdf.TEXT_CLIP)
-        # Most pages clip nothing: compare the plain texts (cheap) before keying every character.
-        shown: set[tuple[float, float]] | None = None
-        if clipped.extractText() != textpage.extractText():
-            shown = {
-                _key(ch["origin"])
-                for b in clipped.extractRAWDICT(cb=None)["blocks"]
-                for ln in b["lines"]
-                for s in ln["spans"]
-                for ch in s["chars"]
-            }
-        fills = [
-            (_box(d["rect"]), _rgb(d["fill"]), float(d.get("fill_opacity") or 1.0), d["seqno"])
-            for d in _optional(page.get_drawings, [])
-            if d.get("fill") is not None
-        ]
-        # Draw order only matters where text may sit on or under a filled shape.
-        traces = _optional(page.get_texttrace, []) if fills else []
-        images = [_box(i["bbox"]) for i in _optional(page.get_image_info, [])]
+        textpage = page.get_textpage(clip=_mupdf.INFINITE_RECT(), flags=_FLAGS)
+        blocks = [b for b in textpage.extractDICT(cb=None)["blocks"] if b.get("type", 0) == 0]
+        words: dict[tuple[int, int], list[tuple[Any, ...]]] = {}
+        for w in textpage.extractWORDS():
+            words.setdefault((w[5], w[6]), []).append(w)
+        fills: list[tuple[Box, RGB, float, int]] = []
+        rules: list[Box] = []
+        scissors: list[Box] = []
+        drawings = _optional(lambda: page.get_cdrawings(extended=True), [])
+        numbers = sorted(d["seqno"] for d in drawings if "seqno" in d)
+        for at, d in enumerate(drawings):
+            kind = d.get("type")
+            if kind == "clip":
+                if _clips_text(at, drawings, numbers):
+                    scissors.append(_box(d["scissor"]))
+                continue
+            if kind not in ("f", "s", "fs") or "rect" not in d:
+                continue
+            rect = _box(d["rect"])
+            if d.get("fill") is not None:
+                fills.append(
+                    (rect, _rgb(d["fill"]), float(d.get("fill_opacity") or 1.0), d["seqno"])
+                )
+            if min(rect[2] - rect[0], rect[3] - rect[1]) <= _RULE:
+                rules.append(rect)
         return cls(
-            [b for b in raw["blocks"] if b.get("type", 0) == 0],
-            shown,
-            traces,
+            page,
+            textpage,
+            blocks,
+            words,
             fills,
-            images,
+            rules,
+            scissors,
+            _first_gap(set(numbers)),
             page.rotation_matrix,
             int(page.rotation),
             float(page.rect.width),
             float(page.rect.height),
         )
 
+    @cached_property
+    def images(self) -> list[Box]:
+        return [_box(i["bbox"]) for i in _optional(self.pdf_page.get_image_info, [])]
+
+    @cached_property
+    def shown(self) -> set[tuple[float, float]] | None:
+        """Origins of characters kept by MuPDF's clip test; None: every character is kept. Run
+        only where a clip rectangle leaves some text outside it (a glyph is dropped only when it
+        lies entirely outside the clip in force), and then keyed only if the texts differ."""
+        spans = [s["bbox"] for b in self.blocks for ln in b["lines"] for s in ln["spans"]]
+        if not any(not _within(s, c) for c in self.scissors for s in spans):
+            return None
+        flags = _FLAGS | pymupdf.TEXT_CLIP
+        clipped = self.pdf_page.get_textpage(clip=_mupdf.INFINITE_RECT(), flags=flags)
+        if clipped.extractText() == self.textpage.extractText():
+            return None
+        return {
+            _key(ch["origin"])
+            for b in clipped.extractRAWDICT(cb=None)["blocks"]
+            for ln in b["lines"]
+            for s in ln["spans"]
+            for ch in s["chars"]
+        }
+
     def rows(
         self, page_no: int, grids: Sequence[Grid] = (), first_table: int = 0
     ) -> list[dict[str, Any]]:
         """This page's rows in reading order; ``grids``: tables to fold into row lines, numbered
         from ``first_table``."""
-        blocks: list[list[list[dict[str, Any]]]] = []  # block -> line -> rows
-        for block in self.blocks:
-            lines = [r for r in (self._line_rows(ln, page_no) for ln in block["lines"]) if r]
-            order = _in_rows(list(range(len(lines))), [_union(r) for r in lines])
-            blocks += [[lines[i] for i in order]] if lines else []
+        blocks = list(self.line_blocks(page_no))
         table_boxes: list[Box | None] = [None] * len(blocks)
         if grids:
             blocks, table_boxes = fold_tables(blocks, grids, first_table)
@@ -241,7 +310,68 @@ class _Page:
         )
         return [row for i in order for line in blocks[i] for row in line]
 
-    def _line_rows(self, line: dict[str, Any], page_no: int) -> list[dict[str, Any]]:
+    def line_blocks(self, page_no: int) -> list[list[list[dict[str, Any]]]]:
+        """Block -> line (in rows) -> rows: from words where they describe the page exactly,
+        else from characters (:meth:`_char_rows`). Built once."""
+        if self._built is not None:
+            return self._built
+        out: list[list[list[dict[str, Any]]]] = []
+        by_words = self.shown is None
+        raw = None if by_words else self.textpage.extractRAWDICT(cb=None)["blocks"]
+        for b, block in enumerate(self.blocks):
+            lines: list[list[dict[str, Any]]] = []
+            for n, line in enumerate(block["lines"]):
+                rows = (
+                    self._word_rows(line, self.words.get((b, n), []), page_no) if by_words else None
+                )
+                if rows is None and raw is None:
+                    raw = self.textpage.extractRAWDICT(cb=None)["blocks"]
+                if rows is None:
+                    assert raw is not None
+                    rows = self._char_rows(raw[b]["lines"][n], page_no)
+                if rows:
+                    lines.append(rows)
+            order = _in_rows(list(range(len(lines))), [_union(r) for r in lines])
+            out += [[lines[i] for i in order]] if lines else []
+        self._built = out
+        return out
+
+    def _word_rows(
+        self, line: dict[str, Any], words: list[tuple[Any, ...]], page_no: int
+    ) -> list[dict[str, Any]] | None:
+        """A line as one row built from MuPDF's words; None when that would not be exact: its
+        spans differ in visibility, a span reaches past the page, or MuPDF's words are not the
+        line's whitespace-separated pieces (characters then decide, :meth:`_char_rows`)."""
+        text, reasons, size = "", set(), 0.0
+        for span in line["spans"]:
+            text += span["text"]
+            if span["text"].isspace() or not span["text"]:
+                continue
+            x0, y0, x1, y1 = self._show(span["bbox"])
+            if not (x0 >= 0 and y0 >= 0 and x1 <= self.width and y1 <= self.height):
+                return None
+            reasons.add(self._span_reason(span))
+            size = max(size, float(span["size"]))
+        body = text.strip()
+        if not body:
+            return []
+        if len(reasons) != 1 or len(words) != len(pieces := _PIECE.findall(body)):
+            return None
+        if any(w[4] != piece for w, piece in zip(words, pieces, strict=True)):
+            return None
+        boxes = [self._show(w[:4]) for w in words]
+        pos, found = 0, []
+        for piece, box in zip(pieces, boxes, strict=True):
+            pos = body.index(piece, pos)
+            found.append((pos, pos + len(piece), *box))
+            pos += len(piece)
+        x0, y0, x1, y1 = _union_boxes(boxes)
+        reason = reasons.pop()
+        row = {"page": page_no, "text": body, "x0": x0, "y0": y0, "x1": x1, "y1": y1}
+        row |= {"font_size": size, "visible": not reason, "hidden_reason": reason}
+        return [row | {"words": found}]
+
+    def _char_rows(self, line: dict[str, Any], page_no: int) -> list[dict[str, Any]]:
         runs: list[tuple[str, list[_Char]]] = []
         for span in line["spans"]:
             span_reason = self._span_reason(span)
@@ -265,32 +395,39 @@ class _Page:
 
     @cached_property
     def _seqno(self) -> dict[tuple[float, float], int]:
-        """Character origin -> drawing sequence number, built only for pages with fills."""
-        return {_key(ch[2]): t["seqno"] for t in self.traces for ch in t["chars"]}
+        """Character origin -> drawing sequence number, read only when a span sits on a fill."""
+        traces = _optional(self.pdf_page.get_texttrace, [])
+        return {_key(ch[2]): t["seqno"] for t in traces for ch in t["chars"]}
 
     def _span_reason(self, span: dict[str, Any]) -> str:
         if float(span["size"]) < _MIN_SIZE:
             return TINY
-        if not span["chars"]:
+        if not span.get("chars", True) or not span.get("text", True):
             return ""
         x0, y0, x1, y1 = span["bbox"]
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-        on_image = any(_inside(cx, cy, b) for b in self.images)
-        if span.get("alpha", 255) == 0 and not on_image:
+        if span.get("alpha", 255) == 0 and not self._on_image(cx, cy):
             return CLIPPED
         under = [f for f in self.fills if _inside(cx, cy, f[0])]
-        seq = self._seqno.get(_key(span["chars"][0]["origin"]), math.inf) if under else 0
+        origin = span["chars"][0]["origin"] if "chars" in span else span["origin"]
+        if not under:
+            seq: float = 0
+        elif all(f[3] < self.first_other for f in under):
+            seq = math.inf  # every fill beneath was drawn before any text: no trace needed
+        else:
+            seq = self._seqno.get(_key(origin), math.inf)
         if any(s > seq and opacity >= 0.99 for _, _, opacity, s in under):
             return CLIPPED
-        if on_image:
-            return ""
         background = next(
             (c for _, c, opacity, s in reversed(under) if s < seq and opacity >= 0.5), _WHITE
         )
         colour = int(span["color"])
         text = ((colour >> 16 & 255) / 255, (colour >> 8 & 255) / 255, (colour & 255) / 255)
         same = max(abs(a - b) for a, b in zip(text, background, strict=True)) < _SAME_COLOUR
-        return COLOUR if same else ""
+        return COLOUR if same and not self._on_image(cx, cy) else ""
+
+    def _on_image(self, x: float, y: float) -> bool:
+        return any(_inside(x, y, b) for b in self.images)
 
     def _show(self, bbox: Sequence[float]) -> Box:
         if not self.rotation:
@@ -403,6 +540,43 @@ def _inside(x: float, y: float, box: Box) -> bool:
 def _box(rect: Any) -> Box:
     x0, y0, x1, y1 = rect
     return (float(x0), float(y0), float(x1), float(y1))
+
+
+def _clips_text(at: int, drawings: list[dict[str, Any]], numbers: list[int]) -> bool:
+    """Whether text may be drawn while the clip ``drawings[at]`` is in force: from its number
+    until the next drawing at its nesting level or above (the clip's end; none seen: the page's
+    end), some number is not a path or clip (text, an image or a shading was drawn there)."""
+    start, level = drawings[at].get("seqno"), drawings[at].get("level")
+    if not isinstance(start, int) or not isinstance(level, int):
+        return True
+    end = next(
+        (
+            int(d["seqno"])
+            for d in drawings[at + 1 :]
+            if isinstance(d.get("seqno"), int) and d.get("level", 0) <= level
+        ),
+        None,
+    )
+    if end is None:
+        return True
+    inside = bisect.bisect_left(numbers, end) - bisect.bisect_right(numbers, start)
+    return inside < end - start - 1
+
+
+def _first_gap(numbers: set[int]) -> int:
+    n = 0
+    while n in numbers:
+        n += 1
+    return n
+
+
+def _within(inner: Sequence[float], outer: Box, slack: float = 0.5) -> bool:
+    return (
+        inner[0] >= outer[0] - slack
+        and inner[1] >= outer[1] - slack
+        and inner[2] <= outer[2] + slack
+        and inner[3] <= outer[3] + slack
+    )
 
 
 def _key(origin: Sequence[float]) -> tuple[float, float]:

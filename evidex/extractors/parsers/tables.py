@@ -23,13 +23,14 @@ never its text.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from evidex.extractors.document import Word
 
-__all__ = ["Grid", "find_grids", "fold_tables", "table_row", "worth_looking"]
+__all__ = ["Grid", "find_grids", "fold_tables", "grids_from_words", "table_row", "worth_looking"]
 
 Box = tuple[float, float, float, float]
 Row = dict[str, Any]
@@ -244,3 +245,121 @@ def _union(boxes: Sequence[Box]) -> Box:
         max(b[2] for b in boxes),
         max(b[3] for b in boxes),
     )
+
+
+def grids_from_words(blocks: Sequence[Block]) -> list[Grid]:
+    """Tables found from the text layer alone (no model): runs of three or more visual rows
+    that each hold three or more separate lines side by side (:data:`_MIN_CELLS`), close
+    together, whose lines line up in three or more columns. A column is the union of the
+    x-ranges of the lines in it, so a header spanning two columns joins them. A run that is
+    really text beside text is no table: a column where one MuPDF block runs over two or more
+    of its rows is a paragraph, an address or a key/value list beside the rest, and is left out
+    (with fewer than three columns left, so is the table). A row with fewer pieces between two
+    table rows is a wrapped cell, a group label or a subtotal: its own row (at most two such in
+    a row); the rows of a table are its visual rows."""
+    pieces = [
+        (row, b)
+        for b, block in enumerate(blocks)
+        for line in block
+        for row in line
+        if row["visible"]
+    ]
+    bands = _bands(pieces)
+    grids: list[Grid] = []
+    i = 0
+    while i < len(bands):
+        if len(bands[i]) < _MIN_CELLS:
+            i += 1
+            continue
+        run = [bands[i]]
+        j = i + 1
+        while j < len(bands):
+            # up to two sparser rows (a wrapped cell, a group label, a subtotal) between rows
+            # of the table are its rows too; a full row that reaches across columns ends it
+            k = next((k for k in range(j, min(j + 3, len(bands))) if _full(bands[k])), None)
+            between = bands[j : k if k is not None else j]
+            if k is None or not all(
+                _close(a, b) for a, b in zip([run[-1], *between], [*between, bands[k]], strict=True)
+            ):
+                break
+            if any(_joins_columns(run, band) for band in [*between, bands[k]]):
+                break
+            run += [*between, bands[k]]
+            j = k + 1
+        grid = _grid(run) if len(run) >= _MIN_ROWS else None
+        if grid is not None:
+            grids.append(grid)
+        i = j
+    return grids
+
+
+_Piece = tuple[Row, int]  # a row of the page and the block it came from
+
+
+def _bands(pieces: Sequence[_Piece]) -> list[list[_Piece]]:
+    """Pieces grouped into visual rows, top to bottom (as :func:`worth_looking` counts them)."""
+    out: list[list[_Piece]] = []
+    top = -math.inf
+    for piece in sorted(pieces, key=lambda p: ((p[0]["y0"] + p[0]["y1"]) / 2, p[0]["x0"])):
+        r = piece[0]
+        centre, height = (r["y0"] + r["y1"]) / 2, r["y1"] - r["y0"]
+        if out and centre - top <= 0.4 * max(height, 1.0):
+            out[-1].append(piece)
+        else:
+            out.append([piece])
+            top = centre
+    return out
+
+
+def _full(band: Sequence[_Piece]) -> bool:
+    return len(band) >= _MIN_CELLS
+
+
+def _close(upper: Sequence[_Piece], lower: Sequence[_Piece]) -> bool:
+    """Whether ``lower`` follows ``upper`` without more than two line heights of space."""
+    height = max(float(p[0]["y1"] - p[0]["y0"]) for p in upper)
+    bottom = max(float(p[0]["y1"]) for p in upper)
+    return min(float(p[0]["y0"]) for p in lower) - bottom <= 2 * height
+
+
+def _columns(run: Sequence[Sequence[_Piece]]) -> list[list[float]]:
+    """The union of the pieces' x-ranges: one [x0, x1] per column, left to right."""
+    columns: list[list[float]] = []
+    for x0, x1 in sorted((p[0]["x0"], p[0]["x1"]) for band in run for p in band):
+        if columns and x0 <= columns[-1][1]:
+            columns[-1][1] = max(columns[-1][1], x1)
+        else:
+            columns.append([x0, x1])
+    return columns
+
+
+def _joins_columns(run: Sequence[Sequence[_Piece]], band: Sequence[_Piece]) -> bool:
+    """Whether a piece of ``band`` reaches across two columns of ``run``: a summary or a
+    paragraph below the table, not one of its rows."""
+    columns = _columns(run)
+    return any(sum(1 for a, b in columns if p[0]["x0"] <= b and p[0]["x1"] >= a) > 1 for p in band)
+
+
+def _grid(run: Sequence[Sequence[_Piece]]) -> Grid | None:
+    columns = _columns(run)
+
+    def column(p: _Piece) -> int:
+        return next(k for k, (a, b) in enumerate(columns) if a <= p[0]["x0"] <= b)
+
+    prose = set()
+    for k in range(len(columns)):
+        fed = Counter(b for band in run for b in {p[1] for p in band if column(p) == k})
+        if fed and max(fed.values()) >= 2:
+            prose.add(k)
+    kept = [k for k in range(len(columns)) if k not in prose]
+    if len(kept) < _MIN_CELLS:
+        return None
+    cells = [[p for p in band if column(p) in kept] or list(band) for band in run]
+    if sum(1 for band in cells if _full(band)) < _MIN_ROWS:
+        return None
+    rows = []
+    for band in cells:
+        y0, y1 = min(p[0]["y0"] for p in band), max(p[0]["y1"] for p in band)
+        rows.append(tuple((columns[k][0], y0, columns[k][1], y1) for k in kept))
+    bbox = _union([c for row in rows for c in row])
+    return Grid(bbox, tuple(rows))
