@@ -97,6 +97,64 @@ def _v1(request: Request[Any, Any, Any]) -> str:
     return str(request.scope.get("root_path", "")).rstrip("/") + "/v1"
 
 
+def review_html(
+    services: Services, job: Job, result: Result, api: str, assets: str
+) -> Response[str]:
+    """The review page of ``job``; ``api`` is where the page sends its requests (the job's
+    ``/v1`` route, or a review link's), ``assets`` where it loads review.js and review.css."""
+    pages = []
+    if _is_pdf(job):
+        for number, (w, h) in enumerate(page_sizes(services.blob_store.get(job.document_key))):
+            px, py = pixel_size(w, h, REVIEW_DPI)
+            pages.append(PageImage(number + 1, REVIEW_DPI / 72, w, h, px, py))
+    html = render_review(
+        job_id=job.id,
+        filename=job.filename,
+        result=result,
+        decisions=load_decisions(services.blob_store, job),
+        specs=_specs(job),
+        pages=pages,
+        api=api,
+        assets={name: f"{assets}/{name}?v={_version(name)}" for name in ASSETS},
+    )
+    return Response(html, media_type=MediaType.HTML, headers=PAGE_HEADERS)
+
+
+def page_png(services: Services, job: Job, page_file: str) -> Response[bytes]:
+    """``{n}.png``: page n of the job's document at REVIEW_DPI, or ``page_not_found``."""
+    found = _PAGE_FILE.fullmatch(page_file)
+    if found is None or not _is_pdf(job):
+        raise ApiError("page_not_found", f"no page image {page_file!r}: use '{{n}}.png'")
+    try:
+        png, _, _ = render_page_png(
+            services.blob_store.get(job.document_key), int(found[1]), REVIEW_DPI
+        )
+    except IndexError as exc:
+        raise ApiError("page_not_found", str(exc)) from None
+    headers = {"Cache-Control": "private, max-age=600", "X-Content-Type-Options": "nosniff"}
+    return Response(png, media_type="image/png", headers=headers)
+
+
+def decide_and_record(
+    services: Services, job: Job, result: Result, field_path: str, data: Any, who: str
+) -> Decision:
+    """Check a reviewer's decision on one field and save it (under the job's decision lock)."""
+    field = result.fields.get(field_path)
+    if field is None:
+        raise ApiError("field_not_found", f"the result has no field {field_path!r}")
+    decision = decide(field_path, field, spec_for(_specs(job), field_path), data, who)
+    record_decision(services.blob_store, job, decision, services.decision_lock)
+    return decision
+
+
+def asset_response(name: str, cache: str) -> Response[str]:
+    """review.js or review.css, or ``not_found``; ``cache`` is its Cache-Control scope."""
+    if name not in ASSETS:
+        raise ApiError("not_found", f"no review asset {name!r}")
+    headers = {"Cache-Control": f"{cache}, max-age=86400", "X-Content-Type-Options": "nosniff"}
+    return Response(static_text(name), media_type=ASSETS[name], headers=headers)
+
+
 class ReviewController(Controller):
     path = "/jobs"
     tags = ("review",)
@@ -120,23 +178,8 @@ class ReviewController(Controller):
         job_id: JobId,
     ) -> Response[str]:
         job, result = _ready(services, tenant, job_id)
-        pages = []
-        if _is_pdf(job):
-            for number, (w, h) in enumerate(page_sizes(services.blob_store.get(job.document_key))):
-                px, py = pixel_size(w, h, REVIEW_DPI)
-                pages.append(PageImage(number + 1, REVIEW_DPI / 72, w, h, px, py))
         v1 = _v1(request)
-        html = render_review(
-            job_id=job.id,
-            filename=job.filename,
-            result=result,
-            decisions=load_decisions(services.blob_store, job),
-            specs=_specs(job),
-            pages=pages,
-            api=f"{v1}/jobs/{job.id}",
-            assets={name: f"{v1}/review-assets/{name}?v={_version(name)}" for name in ASSETS},
-        )
-        return Response(html, media_type=MediaType.HTML, headers=PAGE_HEADERS)
+        return review_html(services, job, result, f"{v1}/jobs/{job.id}", f"{v1}/review-assets")
 
     @get(
         "/{job_id:str}/pages/{page_file:str}",
@@ -150,17 +193,7 @@ class ReviewController(Controller):
         self, services: ServicesDep, tenant: TenantDep, job_id: JobId, page_file: PageFile
     ) -> Response[bytes]:
         job, _ = _ready(services, tenant, job_id)
-        found = _PAGE_FILE.fullmatch(page_file)
-        if found is None or not _is_pdf(job):
-            raise ApiError("page_not_found", f"no page image {page_file!r}: use '{{n}}.png'")
-        try:
-            png, _, _ = render_page_png(
-                services.blob_store.get(job.document_key), int(found[1]), REVIEW_DPI
-            )
-        except IndexError as exc:
-            raise ApiError("page_not_found", str(exc)) from None
-        headers = {"Cache-Control": "private, max-age=600", "X-Content-Type-Options": "nosniff"}
-        return Response(png, media_type="image/png", headers=headers)
+        return page_png(services, job, page_file)
 
     @patch(
         "/{job_id:str}/fields/{field_path:str}",
@@ -185,12 +218,7 @@ class ReviewController(Controller):
         ],
     ) -> Decision:
         job, result = _ready(services, tenant, job_id)
-        field = result.fields.get(field_path)
-        if field is None:
-            raise ApiError("field_not_found", f"the result has no field {field_path!r}")
-        decision = decide(field_path, field, spec_for(_specs(job), field_path), data, _who(request))
-        record_decision(services.blob_store, job, decision, services.decision_lock)
-        return decision
+        return decide_and_record(services, job, result, field_path, data, _who(request))
 
     @get(
         "/{job_id:str}/decisions",
@@ -254,7 +282,4 @@ class ReviewAssets(Controller):
     def asset(
         self, name: Annotated[str, PathParameter(description="review.js or review.css")]
     ) -> Response[str]:
-        if name not in ASSETS:
-            raise ApiError("not_found", f"no review asset {name!r}")
-        headers = {"Cache-Control": "private, max-age=86400", "X-Content-Type-Options": "nosniff"}
-        return Response(static_text(name), media_type=ASSETS[name], headers=headers)
+        return asset_response(name, "private")

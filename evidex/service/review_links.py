@@ -45,23 +45,19 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, PathParameter
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evidex.extractors.render import page_sizes, pixel_size, render_page_png
 from evidex.schemas import Result
 from evidex.service.auth import Caller
-from evidex.service.decisions import Decision, decide, load_decisions, record_decision
 from evidex.service.jobs import V1_PROBLEMS, owned_job
 from evidex.service.problems import ApiError, problem_responses
 from evidex.service.review import (
-    _PAGE_FILE,
-    ASSETS,
     PAGE_HEADERS,
     REVIEW_DPI,
-    _is_pdf,
     _ready,
-    _specs,
-    _version,
+    asset_response,
+    decide_and_record,
+    page_png,
+    review_html,
 )
-from evidex.service.review_page import PageImage, render_review, spec_for, static_text
 from evidex.service.services import Services, ServicesDep, TenantDep
 from evidex.workers.jobs import Job, now
 from evidex.workers.stores import BlobNotFound, BlobStore
@@ -362,22 +358,7 @@ class PublicReview(Controller):
             job, result, _ = _open(services, token)
         except _Invalid:
             return _gone()
-        pages = []
-        if _is_pdf(job):
-            for number, (w, h) in enumerate(page_sizes(services.blob_store.get(job.document_key))):
-                px, py = pixel_size(w, h, REVIEW_DPI)
-                pages.append(PageImage(number + 1, REVIEW_DPI / 72, w, h, px, py))
-        html = render_review(
-            job_id=job.id,
-            filename=job.filename,
-            result=result,
-            decisions=load_decisions(services.blob_store, job),
-            specs=_specs(job),
-            pages=pages,
-            api=f"/review/{token}",
-            assets={name: f"/review-assets/{name}?v={_version(name)}" for name in ASSETS},
-        )
-        return Response(html, media_type=MediaType.HTML, headers=PAGE_HEADERS)
+        return review_html(services, job, result, f"/review/{token}", "/review-assets")
 
     @get(
         "/{token:str}/pages/{page_file:str}",
@@ -392,17 +373,7 @@ class PublicReview(Controller):
             job, _, _ = _open(services, token)
         except _Invalid:
             raise _expired() from None
-        found = _PAGE_FILE.fullmatch(page_file)
-        if found is None or not _is_pdf(job):
-            raise ApiError("page_not_found", f"no page image {page_file!r}: use '{{n}}.png'")
-        try:
-            png, _, _ = render_page_png(
-                services.blob_store.get(job.document_key), int(found[1]), REVIEW_DPI
-            )
-        except IndexError as exc:
-            raise ApiError("page_not_found", str(exc)) from None
-        headers = {"Cache-Control": "private, max-age=600", "X-Content-Type-Options": "nosniff"}
-        return Response(png, media_type="image/png", headers=headers)
+        return page_png(services, job, page_file)
 
     @patch(
         "/{token:str}/fields/{field_path:str}",
@@ -425,12 +396,8 @@ class PublicReview(Controller):
             job, result, link = _open(services, token)
         except _Invalid:
             raise _expired() from None
-        field = result.fields.get(field_path)
-        if field is None:
-            raise ApiError("field_not_found", f"the result has no field {field_path!r}")
         who = f"{link.reviewer} (review link {link.id})"
-        decision: Decision = decide(field_path, field, spec_for(_specs(job), field_path), data, who)
-        record_decision(services.blob_store, job, decision)
+        decision = decide_and_record(services, job, result, field_path, data, who)
         return Response(decision.model_dump(mode="json"))
 
 
@@ -450,7 +417,4 @@ class PublicAssets(Controller):
     def asset(
         self, name: Annotated[str, PathParameter(description="review.js or review.css")]
     ) -> Response[str]:
-        if name not in ASSETS:
-            raise ApiError("not_found", f"no review asset {name!r}")
-        headers = {"Cache-Control": "public, max-age=86400", "X-Content-Type-Options": "nosniff"}
-        return Response(static_text(name), media_type=ASSETS[name], headers=headers)
+        return asset_response(name, "public")
