@@ -20,7 +20,8 @@ def _short(value: Any, width: int) -> str:
     elif isinstance(value, dict) and "iso" in value:
         text = str(value["iso"])
     elif isinstance(value, dict) and set(value) == {"amount", "unit"}:
-        text = f"{value['amount']:g} {value['unit']}"
+        unit = str(value["unit"])
+        text = f"{value['amount']:g} {unit[:-1] if value['amount'] == 1 else unit}"  # 1 year
     elif isinstance(value, dict):
         text = ", ".join(str(v) for v in value.values() if v)
     elif isinstance(value, str):
