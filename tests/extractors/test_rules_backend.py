@@ -750,6 +750,33 @@ CLAUSE_CASES = [
         1,
     ),
     (
+        "term-be-in-effect-for",
+        "This Agreement shall be in effect for a period of four (4) years.\n",
+        "term",
+        _years(4),
+        "This Agreement shall be in effect for a period of four (4) years",
+        1,
+    ),
+    (
+        "term-until-an-anniversary",
+        "This Agreement shall remain in effect until the third (3rd) anniversary of the "
+        "Effective Date.\n",
+        "term",
+        _years(3),
+        "This Agreement shall remain in effect until the third (3rd) anniversary",
+        1,
+    ),
+    (
+        "term-commence-and-continue",
+        "The term of this Agreement shall commence on the Effective Date and continue for two "
+        "(2) years.\n",
+        "term",
+        _years(2),
+        "term of this Agreement shall commence on the Effective Date and continue for two "
+        "(2) years",
+        1,
+    ),
+    (
         "term-quote-on-word-boundaries",
         "6.1This Agreement shall terminate in its entirety one year after the date hereof.\n",
         "term",
@@ -816,8 +843,8 @@ def test_a_wrapped_sentence_says_where_it_starts() -> None:
             "solicit any employee.\n",
             "term",
         ),
-        (  # an anniversary names no duration the quote could show
-            "This Agreement shall continue until the second anniversary of the Effective Date.\n",
+        (  # an anniversary of something other than the agreement's own start
+            "Employee shall not compete until the second anniversary of the termination.\n",
             "term",
         ),
     ],
@@ -830,7 +857,7 @@ def test_a_wrapped_sentence_says_where_it_starts() -> None:
         "date-after-preamble",
         "term-restriction",
         "term-label-in-prose",
-        "term-anniversary",
+        "term-other-anniversary",
     ],
 )
 def test_contract_clauses_that_state_no_value(text: str, path: str) -> None:
@@ -895,6 +922,24 @@ PARTY_CASES = [
         "This Agreement is made by and between Alpha Corp, a Delaware corporation, and\nBeta\n"
         "Holdings, Inc.\n",
         [("Alpha Corp", 1, None), ("Beta Holdings, Inc.", 2, None)],
+    ),
+    (
+        "entered-into-by",
+        "This Agreement is entered into as of May 5, 2021 by Alpha Corp. (the “Discloser”) and "
+        "Beta LLC (the “Recipient”).\n",
+        [("Alpha Corp.", 1, "Discloser"), ("Beta LLC", 1, "Recipient")],
+    ),
+    (
+        "executed-by-both-parties-is-no-list",
+        "This Agreement, effective when executed by both parties, is made between Alpha Inc. "
+        "(“Alpha”) and Beta Corp. (“Beta”).\n",
+        [("Alpha Inc.", 1, "Alpha"), ("Beta Corp.", 1, "Beta")],
+    ),
+    (
+        "a-courtesy-title-is-no-part-of-the-name",
+        "This Agreement is made between Alpha Inc. (the “Company”) and Mr. John Smith (the "
+        "“Consultant”).\n",
+        [("Alpha Inc.", 1, "Company"), ("John Smith", 1, "Consultant")],
     ),
     ("defined-terms-are-no-names", "Nothing here is between the Company and the Employee.\n", []),
     (
@@ -1156,3 +1201,18 @@ def test_without_a_date_of_its_own_the_agreement_is_dated_by_its_last_signature(
     assert date.caveat == (
         "the latest date by a signature; the agreement states no date of its own"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "amount"),
+    [
+        ("This Agreement shall terminate on the second anniversary of the Effective Date.\n", 2),
+        ("This Agreement shall be binding for a period of five (5) years.\n", 5),
+    ],
+    ids=["anniversary", "binding-for"],
+)
+def test_a_term_read_from_a_lasting_sentence_verifies(text: str, amount: int) -> None:
+    result = extract_parsed(parse(text), get_schema("contract"), llm=RulesBackend())
+    term = result.fields["term"]
+    assert term.value == {"amount": amount, "unit": "years"}
+    assert term.status == Status.VERIFIED

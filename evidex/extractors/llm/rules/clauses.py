@@ -25,7 +25,7 @@ from typing import Any
 
 from .dates import DATE_TEXT
 from .match import Span
-from .values import DURATION_TEXT
+from .values import ANNIVERSARY_TEXT, DURATION_TEXT
 
 __all__ = ["CLAUSES", "KIND_CLAUSES", "Clause", "Flow", "whole_words"]
 
@@ -260,11 +260,28 @@ _TERM_IS = re.compile(
 _LASTS = (
     rf"(?i:(?<![A-Za-z])(?:{_AGREEMENT}|(?:the\s+)?(?:obligations|provisions|restrictions)\s+"
     rf"(?:[^.;]{{0,40}}?\s)?(?:hereunder|hereof|(?:of|under)\s+{_AGREEMENT}))\b[^.;]{{0,80}}?"
-    r"\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire|continue|remain|survive)\b"
+    r"\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire|continue|remain|survive|last"
+    r"|be\s+(?:in\s+(?:full\s+)?(?:force|effect)|effective|binding))\b"
     r"[^.;]{0,50}?"
 )
 _LASTS_FOR = re.compile(_LASTS + r"(?i:\bfor\s+(?:a\s+(?:period|term)\s+of\s+)?))" + _DURATION)
 _LASTS_UNTIL = re.compile(_LASTS + ")" + _DURATION + r"\s+(?i:from|after|following)\b")
+# "…shall remain in effect until the second (2nd) anniversary of the Effective Date"
+_LASTS_ANNIVERSARY = re.compile(
+    _LASTS + r"\b(?:until|through|on|upon)\s+the\s+)" + rf"(?P<v>(?i:{ANNIVERSARY_TEXT}))"
+)
+# "The term of this Agreement shall commence on the Effective Date and continue for two years"
+_TERM_RUNS = re.compile(
+    rf"(?i:\bterm\s+of\s+{_AGREEMENT}\s+(?:shall|will)\s+(?:commence|begin|start)\b[^.;]{{0,80}}?"
+    r"\band\s+(?:shall\s+|will\s+)?(?:continue|remain\s+in\s+(?:full\s+)?(?:force|effect)"
+    r"(?:\s+and\s+effect)?|run|last)\s+for\s+(?:a\s+period\s+of\s+)?)" + _DURATION
+)
+# "for a period of two (2) years from the date of this Agreement", in any sentence
+_PERIOD_FROM = re.compile(
+    r"(?i:\bfor\s+a\s+period\s+of\s+)" + _DURATION + r"(?i:\s+(?:from|after|following)\s+"
+    rf"(?:the\s+)?(?:date\s+(?:hereof|of\s+{_AGREEMENT})|effective\s+date|execution\s+of\s+"
+    rf"{_AGREEMENT}))"
+)
 # "for a period of one year following the Effective Date (“the Term”)"
 _TERM_DEFINED = re.compile(
     r"(?i:\bfor\s+(?:a\s+period\s+of\s+)?)"
@@ -279,7 +296,7 @@ _TERM_HEADING = re.compile(
     r"(?:\bfor\s+)?(?:a\s+period\s+of\s+)?)" + _DURATION
 )
 
-_LASTING = ("terminate", "expire", "continue", "remain", "survive")
+_LASTING = ("terminate", "expire", "continue", "remain", "survive", "last", "effect", "binding")
 # Keyed by concept (``meaning.py``), or by kind.
 CLAUSES: dict[str, tuple[Clause, ...]] = {
     "governing law": (
@@ -307,6 +324,8 @@ CLAUSES: dict[str, tuple[Clause, ...]] = {
         Clause(_LASTS_FOR, tier=1, anchors=_LASTING),
         Clause(_LASTS_UNTIL, tier=1, anchors=_LASTING),
         Clause(_TERM_DEFINED, tier=1, anchors=("term",)),
+        Clause(_TERM_RUNS, tier=1, anchors=("term",)),
+        Clause(_LASTS_ANNIVERSARY, tier=2, anchors=("anniversary",)),
         Clause(_TERM_HEADING, tier=2, anchors=("term", "duration")),
     ),
 }

@@ -17,7 +17,11 @@ __all__ = ["parties", "party_spans"]
 
 # -- parties --------------------------------------------------------------------------------
 
-_BETWEEN = re.compile(r"(?i)\b(?:between|among(?:st)?)\s*:?\s+")  # "BETWEEN:" over a list
+# "BETWEEN:" over a list; "is entered into by X and Y"
+_BETWEEN = re.compile(
+    r"(?i)\b(?:between|among(?:st)?)\s*:?\s+"
+    r"|\b(?:made|entered\s+into|executed)(?:\s+(?:as\s+of|on)\s+[^.;()]{4,40}?,?)?\s+by\s+(?=(?-i:[A-Z]))"
+)
 _AND = re.compile(r"(?:,\s*|\s+)(?:and|And|AND):?\s+")
 _AFTER_ROLE = re.compile(r"\)\s*[,;]\s+")  # "(“TESARO”), GlaxoSmithKline LLC": a list goes on
 _TOKEN = re.compile(r"\s*([^\s,;:()\[\]“”\"]+)")
@@ -44,6 +48,8 @@ _ROLE_WORDS = {
 }
 _NOT_ROLES = {"party", "parties", "agreement"}  # "(each a “Party”)" names no one's role
 _THE = re.compile(r"the\s")
+_TITLE = re.compile(r"(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+(?=[A-Z])")  # "Mr. John Smith"
+_TITLES = {"mr", "mrs", "ms", "dr", "prof"}
 _SENTENCE_END = re.compile(r"\.\s+(?=[A-Z“\"(])|\bWHEREAS\b|\bRECITALS\b")
 
 
@@ -51,6 +57,8 @@ def party_spans(text: str, start: int, end: int) -> tuple[Span, Span | None] | N
     """The party's name (capitalised words, initials and ", Inc." kept) at ``start``, and
     the role it is given in the first parentheses that define a term, before ``end``."""
     pos = start + len(text[start:end]) - len(text[start:end].lstrip())
+    if title := _TITLE.match(text, pos):
+        pos = title.end()  # "Mr. John Smith": the name without the courtesy title
     if _THE.match(text, pos):
         return None  # "the Company", "the person whose name…": a reference, not a name
     tokens: list[tuple[int, int, str]] = []
@@ -118,7 +126,8 @@ def _sentence_end(text: str, pos: int) -> int:
         if m.group()[0] != ".":
             return m.start()
         word = text[text.rfind(" ", pos, m.start()) + 1 : m.start()].strip('(“"')
-        if word.lower().rstrip(".") in _ABBREV or _INITIAL.fullmatch(word + ".") or "." in word:
+        known = word.lower().rstrip(".") in _ABBREV | _TITLES  # "Inc.", "Mr."
+        if known or _INITIAL.fullmatch(word + ".") or "." in word:
             continue
         return m.start()
     return limit
