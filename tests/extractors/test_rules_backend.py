@@ -644,6 +644,23 @@ CLAUSE_CASES = [
         1,
     ),
     (
+        "date-day-of-month-without-day",
+        "This Agreement is made on the 5th of May, 2010, between Alpha Corp and Beta LLC.\n",
+        "effective_date",
+        _date("2010-05-05", "5th of May, 2010"),
+        "made on the 5th of May, 2010",
+        1,
+    ),
+    (
+        "date-spaced-comma",
+        "This Agreement is entered into and made effective as of June 1 , 2011 by Alpha Inc. "
+        "and Beta LLC.\n",
+        "effective_date",
+        _date("2011-06-01", "June 1 , 2011"),
+        "entered into and made effective as of June 1 , 2011",
+        1,
+    ),
+    (
         "date-made-to-be-effective-on",
         "This Agreement is made to be effective on 30th day of April, 2009, between Alpha Corp "
         "and Beta LLC.\n",
@@ -1216,3 +1233,19 @@ def test_a_term_read_from_a_lasting_sentence_verifies(text: str, amount: int) ->
     term = result.fields["term"]
     assert term.value == {"amount": amount, "unit": "years"}
     assert term.status == Status.VERIFIED
+
+
+def test_a_signature_date_under_its_label_in_the_short_us_form() -> None:
+    text = (
+        "This Agreement is made as of the date last signed below between Alpha Corp and Beta "
+        "LLC.\nALPHA CORP\nBy: A. Smith\nDate: 3/9/15\nBETA LLC\nBy: B. Jones\nDate:\n"
+        "3/21/15\n"
+    )
+    date = fields(run(text, "contract"), "contract")["effective_date"]
+    assert (date.model_dump(mode="json")["value"], date.quote, date.line_start) == (
+        {"iso": "2015-03-21", "original": "3/21/15"},
+        "3/21/15",
+        8,
+    )
+    result = extract_parsed(parse(text), get_schema("contract"), llm=RulesBackend())
+    assert result.fields["effective_date"].status == Status.VERIFIED  # 21 is no month

@@ -228,7 +228,7 @@ _MONTHS = (
 # "the parties hereby agree as of July 31, 2008"; a blank ("dated as of ____") is no date
 _DATED = re.compile(
     r"(?i:\b(?:made|entered\s+into|executed|dated|effective|agreed?|agrees)"
-    r"(?:\s+and\s+(?:entered\s+into|effective))?(?:\s+to\s+be\s+effective)?,?\s+"
+    r"(?:,?\s+and\s+(?:made\s+|is\s+)?(?:entered\s+into|effective))?(?:\s+to\s+be\s+effective)?,?\s+"
     r"(?:(?:as\s+)?effective\s+)?(?:(?:as\s+)?(?:of|on|at|from)\s+)?(?:(?:this|the)\s+)?)"
     rf"(?P<v>(?=\d|(?i:{_MONTHS})\b))"
 )
