@@ -556,6 +556,14 @@ def _years(amount: float, unit: str = "years") -> dict[str, Any]:
 CLAUSE_CASES = [
     # governing law: the jurisdiction's name only, inside the stating words
     (
+        "law-place-before-law",
+        "This Agreement shall be governed by and interpreted under New York law.\n",
+        "governing_law",
+        "New York",
+        "governed by and interpreted under New York law",
+        1,
+    ),
+    (
         "law-governed-and-construed",
         "This Agreement shall be governed by and construed in accordance with the laws of the "
         "State of Delaware.\n",
@@ -834,6 +842,7 @@ def test_a_wrapped_sentence_says_where_it_starts() -> None:
     ("text", "path"),
     [
         ("The Company is organized under the laws of Delaware.\n", "governing_law"),
+        ("This Agreement shall be governed by applicable Federal law.\n", "governing_law"),
         (
             "This Agreement shall be construed in accordance with the laws of any state in which "
             "it is performed.\n",
@@ -867,6 +876,7 @@ def test_a_wrapped_sentence_says_where_it_starts() -> None:
     ],
     ids=[
         "law-incorporation",
+        "law-federal",
         "law-any-state",
         "date-when-signed",
         "date-blank",

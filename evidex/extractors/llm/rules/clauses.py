@@ -203,6 +203,13 @@ _GOVERNED = re.compile(
     + _LAWS_OF
     + _PLACE
 )
+# "shall be governed by Delaware law", "construed under New York law"
+_PLACE_LAW = re.compile(
+    r"(?i:\b(?:governed|construed|interpreted|enforced)\b[^.;]{0,80}?\b(?:by|under|with)\s+"
+    r"(?:the\s+)?(?:internal\s+|substantive\s+|domestic\s+)?)"
+    + _PLACE
+    + r"(?<!Federal)\s+(?i:laws?)\b"
+)
 # "The laws of the State of Indiana shall govern this Agreement"
 _GOVERN = re.compile(r"\b" + _LAWS_OF + _PLACE + r"\s+(?i:shall|will)\s+(?i:govern)")
 
@@ -305,6 +312,7 @@ CLAUSES: dict[str, tuple[Clause, ...]] = {
             anchors=("governed", "construed", "interpreted", "enforced", "controlled", "applied"),
         ),
         Clause(_GOVERN, anchors=("govern",)),
+        Clause(_PLACE_LAW, tier=1, anchors=("governed", "construed", "interpreted", "enforced")),
     ),
     "auto renewal": (
         Clause(_NO_RENEWAL, False, anchors=("renew",)),
