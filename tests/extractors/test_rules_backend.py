@@ -968,6 +968,17 @@ PARTY_CASES = [
         "“Consultant”).\n",
         [("Alpha Inc.", 1, "Company"), ("John Smith", 1, "Consultant")],
     ),
+    (
+        "two-roles-joined-by-and-without-between",
+        "In consideration of the mutual promises below, Alpha Holdings, Inc., a Delaware "
+        "corporation (“Alpha”), and Beta Widgets LLC (the “Recipient”) agree as follows.\n",
+        [("Alpha Holdings, Inc.", 1, "Alpha"), ("Beta Widgets LLC", 1, "Recipient")],
+    ),
+    (
+        "roles-of-defined-terms-are-no-pair",
+        "The Company (“Discloser”) and the Employee (“Recipient”) agree as follows.\n",
+        [],
+    ),
     ("defined-terms-are-no-names", "Nothing here is between the Company and the Employee.\n", []),
     (
         "a-reference-in-parentheses",

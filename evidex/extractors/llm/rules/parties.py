@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from .match import Span
 
-__all__ = ["parties", "party_spans"]
+__all__ = ["defined_pair", "parties", "party_spans"]
 
 
 # -- parties --------------------------------------------------------------------------------
@@ -166,3 +166,56 @@ def parties(text: str, stop: int) -> Iterator[list[tuple[Span, Span | None]]]:
             found.append(party)
         if found:
             yield found
+
+
+# "ACME Inc., a Delaware corporation (“ACME”), and Beta LLC (“Beta”) agree as follows": two
+# parties each given a role, joined by "and", without "between"
+_PAIR = re.compile(
+    r"\(\s*(?:the\s+|hereinafter\s+(?:called\s+|referred\s+to\s+as\s+)?)?[“\"][^“”\"()]{1,40}[”\"]"
+    r"\s*\)\s*,?\s+and\s+(?=[A-Z])"
+)
+_DESCRIBED = re.compile(r",\s+an?\s+[^,()“”\"]{0,80}$")  # ", a Delaware corporation"
+_BACK_WORD = re.compile(r"[A-Z0-9][^\s,;:()“”\"]*|of|and|&|de")
+
+
+def _name_before(text: str, pos: int, floor: int) -> int | None:
+    """Where the name that ends at ``pos`` (before its description and role) begins, not
+    before ``floor`` (the start of its line)."""
+    head = text[floor:pos].rstrip()
+    if d := _DESCRIBED.search(head):
+        head = head[: d.start()]
+    head = head.rstrip(" ,")
+    start = len(head)
+    words = head.split(" ")
+    later = ""
+    for word in reversed(words):
+        bare = word[:-1] if word.endswith(",") and later.lower().rstrip(".") in _ABBREV else word
+        if not bare or not _BACK_WORD.fullmatch(bare):
+            break  # "Holdings," goes on only before "Inc."
+        start -= len(word) + 1
+        later = word
+    start = max(start + 1, 0) if start < len(head) else start
+    while start < len(head) and not head[start].isupper() and not head[start].isdigit():
+        nxt = head.find(" ", start)
+        if nxt < 0:
+            return None
+        start = nxt + 1
+    return floor + start if start < len(head) else None
+
+
+def defined_pair(text: str, stop: int, line_start: int) -> list[tuple[Span, Span | None]]:
+    """The first two parties named as "X (“Role”) and Y (“Role”)" before ``stop``;
+    ``line_start(pos)`` is where the line holding ``pos`` begins."""
+    for m in _PAIR.finditer(text, 0, stop):
+        begin = _name_before(text, m.start(), line_start(m.start()))
+        if begin is None:
+            continue
+        first = party_spans(text, begin, m.end())
+        second = party_spans(text, m.end(), _sentence_end(text, m.end()))
+        if first is None or second is None or second[1] is None:
+            continue
+        names = [text[a:b] for (a, b), _ in (first, second)]
+        if any(n.lower() in _ROLE_WORDS or len(n.split()) < 2 for n in names):
+            continue
+        return [first, second]
+    return []
