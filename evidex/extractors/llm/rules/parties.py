@@ -8,7 +8,7 @@ defines ("the Company", "Employee") is a role, not a name, and is left out.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from .match import Span
 
@@ -203,7 +203,9 @@ def _name_before(text: str, pos: int, floor: int) -> int | None:
     return floor + start if start < len(head) else None
 
 
-def defined_pair(text: str, stop: int, line_start: int) -> list[tuple[Span, Span | None]]:
+def defined_pair(
+    text: str, stop: int, line_start: Callable[[int], int]
+) -> list[tuple[Span, Span | None]]:
     """The first two parties named as "X (“Role”) and Y (“Role”)" before ``stop``;
     ``line_start(pos)`` is where the line holding ``pos`` begins."""
     for m in _PAIR.finditer(text, 0, stop):
