@@ -783,6 +783,23 @@ CLAUSE_CASES = [
         1,
     ),
     (
+        "term-have-a-term-of",
+        "This Agreement shall have a term of three (3) years.\n",
+        "term",
+        _years(3),
+        "This Agreement shall have a term of three (3) years",
+        1,
+    ),
+    (
+        "term-duty-for-the-period-of",
+        "The Recipient's duty of confidentiality under this Agreement shall survive for the "
+        "period of five years.\n",
+        "term",
+        _years(5),
+        "duty of confidentiality under this Agreement shall survive for the period of five years",
+        1,
+    ),
+    (
         "term-until-an-anniversary",
         "This Agreement shall remain in effect until the third (3rd) anniversary of the "
         "Effective Date.\n",

@@ -257,7 +257,8 @@ _DURATION = rf"(?P<v>(?i:{DURATION_TEXT}))"
 _AGREEMENT = r"(?:this|the)\s+(?:letter\s+)?agreement"
 # "The term of this Agreement shall be two (2) years", "…is three (3) years"
 _TERM_IS = re.compile(
-    rf"(?i:\bterm\s+of\s+{_AGREEMENT}\s+(?:shall|will|is)\s+(?:be\s+)?(?:for\s+)?"
+    rf"(?i:\b(?:term\s+of\s+{_AGREEMENT}|{_AGREEMENT}\s+(?:shall|will)\s+have\s+a\s+term\s+of)"
+    r"\s+(?:(?:shall|will|is)\s+(?:be\s+)?)?(?:for\s+)?"
     r"(?:(?:continue|remain\s+in\s+effect)\s+for\s+)?(?:a\s+period\s+of\s+)?)" + _DURATION
 )
 # "This Agreement shall terminate two years after …", "This Agreement shall continue in full
@@ -265,13 +266,16 @@ _TERM_IS = re.compile(
 # five years from …", "The provisions of this Agreement shall remain in effect for …": the
 # duration follows "for" or comes before "from", "after" or "following"
 _LASTS = (
-    rf"(?i:(?<![A-Za-z])(?:{_AGREEMENT}|(?:the\s+)?(?:obligations|provisions|restrictions)\s+"
+    rf"(?i:(?<![A-Za-z])(?:{_AGREEMENT}|(?:the\s+)?(?:obligations|provisions|restrictions|duty|"
+    r"duties|covenants)\s+"
     rf"(?:[^.;]{{0,40}}?\s)?(?:hereunder|hereof|(?:of|under)\s+{_AGREEMENT}))\b[^.;]{{0,80}}?"
     r"\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire|continue|remain|survive|last"
     r"|be\s+(?:in\s+(?:full\s+)?(?:force|effect)|effective|binding))\b"
     r"[^.;]{0,50}?"
 )
-_LASTS_FOR = re.compile(_LASTS + r"(?i:\bfor\s+(?:a\s+(?:period|term)\s+of\s+)?))" + _DURATION)
+_LASTS_FOR = re.compile(
+    _LASTS + r"(?i:\bfor\s+(?:(?:a|the)\s+(?:period|term)\s+of\s+)?))" + _DURATION
+)
 _LASTS_UNTIL = re.compile(_LASTS + ")" + _DURATION + r"\s+(?i:from|after|following)\b")
 # "…shall remain in effect until the second (2nd) anniversary of the Effective Date"
 _LASTS_ANNIVERSARY = re.compile(
