@@ -996,6 +996,12 @@ PARTY_CASES = [
         "The Company (“Discloser”) and the Employee (“Recipient”) agree as follows.\n",
         [],
     ),
+    (
+        "a-one-word-name-a-description-calls-a-company",
+        "This Agreement is made between Acme, a Delaware corporation, and Beta Widgets LLC, a "
+        "New York company.\n",
+        [("Acme", 1, None), ("Beta Widgets LLC", 1, None)],
+    ),
     ("defined-terms-are-no-names", "Nothing here is between the Company and the Employee.\n", []),
     (
         "a-reference-in-parentheses",

@@ -48,6 +48,10 @@ _ROLE_WORDS = {
 }
 _NOT_ROLES = {"party", "parties", "agreement"}  # "(each a “Party”)" names no one's role
 _THE = re.compile(r"the\s")
+_DESCRIBES = re.compile(
+    r"(?i),?\s+an?\s+(?:[\w.-]+\s+){0,4}(?:corporation|company|partnership|individual|bank"
+    r"|association|trust)\b"
+)
 _TITLE = re.compile(r"(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+(?=[A-Z])")  # "Mr. John Smith"
 _TITLES = {"mr", "mrs", "ms", "dr", "prof"}
 _SENTENCE_END = re.compile(r"\.\s+(?=[A-Z“\"(])|\bWHEREAS\b|\bRECITALS\b")
@@ -161,7 +165,8 @@ def parties(text: str, stop: int) -> Iterator[list[tuple[Span, Span | None]]]:
             role = text[party[1][0] : party[1][1]] if party[1] else None
             if name.lower() in _ROLE_WORDS or (name.lower() in defined and role != name):
                 continue
-            if role is None and len(name.split()) == 1:
+            described = _DESCRIBES.match(text, party[0][1])  # "Acme, a Delaware corporation"
+            if role is None and len(name.split()) == 1 and not described:
                 continue  # "BETWEEN AUSPEX AND TEVA" in a heading: a short name, not the legal one
             found.append(party)
         if found:
