@@ -1002,6 +1002,12 @@ PARTY_CASES = [
         "New York company.\n",
         [("Acme", 1, None), ("Beta Widgets LLC", 1, None)],
     ),
+    (
+        "among-a-list-of-described-companies",
+        "This Agreement is made by and among Alpha Corp., a Delaware corporation, Beta Holdings "
+        "LLC, a Nevada company, and Gamma Partners LP, a Texas partnership.\n",
+        [("Alpha Corp.", 1, None), ("Beta Holdings LLC", 1, None), ("Gamma Partners LP", 1, None)],
+    ),
     ("defined-terms-are-no-names", "Nothing here is between the Company and the Employee.\n", []),
     (
         "a-reference-in-parentheses",

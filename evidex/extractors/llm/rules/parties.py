@@ -23,7 +23,8 @@ _BETWEEN = re.compile(
     r"|\b(?:made|entered\s+into|executed)(?:\s+(?:as\s+of|on)\s+[^.;()]{4,40}?,?)?\s+by\s+(?=(?-i:[A-Z]))"
 )
 _AND = re.compile(r"(?:,\s*|\s+)(?:and|And|AND):?\s+")
-_AFTER_ROLE = re.compile(r"\)\s*[,;]\s+")  # "(“TESARO”), GlaxoSmithKline LLC": a list goes on
+# "(“TESARO”), GlaxoSmithKline LLC", "…, a Delaware corporation, Beta LLC": a list goes on
+_AFTER_ROLE = re.compile(r"(?:\)|(?<=\s)(?i:corporation|company|partnership))\s*[,;]\s+")
 _TOKEN = re.compile(r"\s*([^\s,;:()\[\]“”\"]+)")
 _CONNECTORS = {"of", "and", "de", "für", "und", "&"}
 _ABBREV = {
