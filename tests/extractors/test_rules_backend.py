@@ -1299,3 +1299,24 @@ def test_a_signature_date_under_its_label_in_the_short_us_form() -> None:
     )
     result = extract_parsed(parse(text), get_schema("contract"), llm=RulesBackend())
     assert result.fields["effective_date"].status == Status.VERIFIED  # 21 is no month
+
+
+@pytest.mark.parametrize(
+    ("text", "iso"),
+    [
+        (
+            "This Agreement is made on the 5th of May, 2010, between Alpha Corp and Beta LLC.\n",
+            "2010-05-05",
+        ),
+        (
+            "This Agreement is made as of June 1 , 2011 between Alpha Corp and Beta LLC.\n",
+            "2011-06-01",
+        ),
+    ],
+    ids=["of-month", "spaced-comma"],
+)
+def test_an_agreement_date_in_a_looser_written_form_verifies(text: str, iso: str) -> None:
+    result = extract_parsed(parse(text), get_schema("contract"), llm=RulesBackend())
+    date = result.fields["effective_date"]
+    assert date.value["iso"] == iso
+    assert date.status == Status.VERIFIED
