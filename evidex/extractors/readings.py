@@ -121,9 +121,12 @@ def currencies_in(text: str) -> set[str]:
 
 
 _MONTH_WORD = r"[A-Za-zÀ-ÿ]{3,}\.?"
+_YEAR_SEP = r"(?:\s*,\s*|\s+)"  # "May 5, 2010", "May 5 , 2010" (a PDF's spacing)
 _WRITTEN = [
-    re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\.?\s+(?:day\s+of\s+)?{_MONTH_WORD},?\s+\d{{4}}\b"),
-    re.compile(rf"\b{_MONTH_WORD}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b"),
+    re.compile(
+        rf"\b\d{{1,2}}(?:st|nd|rd|th)?\.?\s+(?:day\s+of\s+|of\s+)?{_MONTH_WORD}{_YEAR_SEP}\d{{4}}\b"
+    ),
+    re.compile(rf"\b{_MONTH_WORD}\s+\d{{1,2}}(?:st|nd|rd|th)?{_YEAR_SEP}\d{{4}}\b"),
     re.compile(rf"\b{_MONTH_WORD}\s+\d{{4}}\b"),
 ]
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
@@ -196,7 +199,7 @@ def open_dates(text: str, order: str | None) -> tuple[set[dt.date], bool]:
     settings: Any = {"PREFER_DAY_OF_MONTH": "first", "REQUIRE_PARTS": ["month", "year"]}
     for pattern in _WRITTEN:
         for m in pattern.finditer(text):
-            phrase = re.sub(r"\bday\s+of\s+|(?<=\d)(st|nd|rd|th)\b", " ", m.group())
+            phrase = re.sub(r"\b(?:day\s+)?of\s+|(?<=\d)(st|nd|rd|th)\b", " ", m.group())
             parsed = dateparser.parse(phrase, settings=settings)
             if parsed is not None:
                 found.add(parsed.date())

@@ -556,6 +556,14 @@ def _years(amount: float, unit: str = "years") -> dict[str, Any]:
 CLAUSE_CASES = [
     # governing law: the jurisdiction's name only, inside the stating words
     (
+        "law-place-before-law",
+        "This Agreement shall be governed by and interpreted under New York law.\n",
+        "governing_law",
+        "New York",
+        "governed by and interpreted under New York law",
+        1,
+    ),
+    (
         "law-governed-and-construed",
         "This Agreement shall be governed by and construed in accordance with the laws of the "
         "State of Delaware.\n",
@@ -641,6 +649,23 @@ CLAUSE_CASES = [
         "effective_date",
         _date("2012-01-11", "11th day of January, 2012"),
         "dated this 11th day of January, 2012",
+        1,
+    ),
+    (
+        "date-day-of-month-without-day",
+        "This Agreement is made on the 5th of May, 2010, between Alpha Corp and Beta LLC.\n",
+        "effective_date",
+        _date("2010-05-05", "5th of May, 2010"),
+        "made on the 5th of May, 2010",
+        1,
+    ),
+    (
+        "date-spaced-comma",
+        "This Agreement is entered into and made effective as of June 1 , 2011 by Alpha Inc. "
+        "and Beta LLC.\n",
+        "effective_date",
+        _date("2011-06-01", "June 1 , 2011"),
+        "entered into and made effective as of June 1 , 2011",
         1,
     ),
     (
@@ -750,6 +775,50 @@ CLAUSE_CASES = [
         1,
     ),
     (
+        "term-be-in-effect-for",
+        "This Agreement shall be in effect for a period of four (4) years.\n",
+        "term",
+        _years(4),
+        "This Agreement shall be in effect for a period of four (4) years",
+        1,
+    ),
+    (
+        "term-have-a-term-of",
+        "This Agreement shall have a term of three (3) years.\n",
+        "term",
+        _years(3),
+        "This Agreement shall have a term of three (3) years",
+        1,
+    ),
+    (
+        "term-duty-for-the-period-of",
+        "The Recipient's duty of confidentiality under this Agreement shall survive for the "
+        "period of five years.\n",
+        "term",
+        _years(5),
+        "duty of confidentiality under this Agreement shall survive for the period of five years",
+        1,
+    ),
+    (
+        "term-until-an-anniversary",
+        "This Agreement shall remain in effect until the third (3rd) anniversary of the "
+        "Effective Date.\n",
+        "term",
+        _years(3),
+        "This Agreement shall remain in effect until the third (3rd) anniversary",
+        1,
+    ),
+    (
+        "term-commence-and-continue",
+        "The term of this Agreement shall commence on the Effective Date and continue for two "
+        "(2) years.\n",
+        "term",
+        _years(2),
+        "term of this Agreement shall commence on the Effective Date and continue for two "
+        "(2) years",
+        1,
+    ),
+    (
         "term-quote-on-word-boundaries",
         "6.1This Agreement shall terminate in its entirety one year after the date hereof.\n",
         "term",
@@ -790,6 +859,7 @@ def test_a_wrapped_sentence_says_where_it_starts() -> None:
     ("text", "path"),
     [
         ("The Company is organized under the laws of Delaware.\n", "governing_law"),
+        ("This Agreement shall be governed by applicable Federal law.\n", "governing_law"),
         (
             "This Agreement shall be construed in accordance with the laws of any state in which "
             "it is performed.\n",
@@ -816,13 +886,14 @@ def test_a_wrapped_sentence_says_where_it_starts() -> None:
             "solicit any employee.\n",
             "term",
         ),
-        (  # an anniversary names no duration the quote could show
-            "This Agreement shall continue until the second anniversary of the Effective Date.\n",
+        (  # an anniversary of something other than the agreement's own start
+            "Employee shall not compete until the second anniversary of the termination.\n",
             "term",
         ),
     ],
     ids=[
         "law-incorporation",
+        "law-federal",
         "law-any-state",
         "date-when-signed",
         "date-blank",
@@ -830,7 +901,7 @@ def test_a_wrapped_sentence_says_where_it_starts() -> None:
         "date-after-preamble",
         "term-restriction",
         "term-label-in-prose",
-        "term-anniversary",
+        "term-other-anniversary",
     ],
 )
 def test_contract_clauses_that_state_no_value(text: str, path: str) -> None:
@@ -895,6 +966,47 @@ PARTY_CASES = [
         "This Agreement is made by and between Alpha Corp, a Delaware corporation, and\nBeta\n"
         "Holdings, Inc.\n",
         [("Alpha Corp", 1, None), ("Beta Holdings, Inc.", 2, None)],
+    ),
+    (
+        "entered-into-by",
+        "This Agreement is entered into as of May 5, 2021 by Alpha Corp. (the “Discloser”) and "
+        "Beta LLC (the “Recipient”).\n",
+        [("Alpha Corp.", 1, "Discloser"), ("Beta LLC", 1, "Recipient")],
+    ),
+    (
+        "executed-by-both-parties-is-no-list",
+        "This Agreement, effective when executed by both parties, is made between Alpha Inc. "
+        "(“Alpha”) and Beta Corp. (“Beta”).\n",
+        [("Alpha Inc.", 1, "Alpha"), ("Beta Corp.", 1, "Beta")],
+    ),
+    (
+        "a-courtesy-title-is-no-part-of-the-name",
+        "This Agreement is made between Alpha Inc. (the “Company”) and Mr. John Smith (the "
+        "“Consultant”).\n",
+        [("Alpha Inc.", 1, "Company"), ("John Smith", 1, "Consultant")],
+    ),
+    (
+        "two-roles-joined-by-and-without-between",
+        "In consideration of the mutual promises below, Alpha Holdings, Inc., a Delaware "
+        "corporation (“Alpha”), and Beta Widgets LLC (the “Recipient”) agree as follows.\n",
+        [("Alpha Holdings, Inc.", 1, "Alpha"), ("Beta Widgets LLC", 1, "Recipient")],
+    ),
+    (
+        "roles-of-defined-terms-are-no-pair",
+        "The Company (“Discloser”) and the Employee (“Recipient”) agree as follows.\n",
+        [],
+    ),
+    (
+        "a-one-word-name-a-description-calls-a-company",
+        "This Agreement is made between Acme, a Delaware corporation, and Beta Widgets LLC, a "
+        "New York company.\n",
+        [("Acme", 1, None), ("Beta Widgets LLC", 1, None)],
+    ),
+    (
+        "among-a-list-of-described-companies",
+        "This Agreement is made by and among Alpha Corp., a Delaware corporation, Beta Holdings "
+        "LLC, a Nevada company, and Gamma Partners LP, a Texas partnership.\n",
+        [("Alpha Corp.", 1, None), ("Beta Holdings LLC", 1, None), ("Gamma Partners LP", 1, None)],
     ),
     ("defined-terms-are-no-names", "Nothing here is between the Company and the Employee.\n", []),
     (
@@ -1156,3 +1268,55 @@ def test_without_a_date_of_its_own_the_agreement_is_dated_by_its_last_signature(
     assert date.caveat == (
         "the latest date by a signature; the agreement states no date of its own"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "amount"),
+    [
+        ("This Agreement shall terminate on the second anniversary of the Effective Date.\n", 2),
+        ("This Agreement shall be binding for a period of five (5) years.\n", 5),
+    ],
+    ids=["anniversary", "binding-for"],
+)
+def test_a_term_read_from_a_lasting_sentence_verifies(text: str, amount: int) -> None:
+    result = extract_parsed(parse(text), get_schema("contract"), llm=RulesBackend())
+    term = result.fields["term"]
+    assert term.value == {"amount": amount, "unit": "years"}
+    assert term.status == Status.VERIFIED
+
+
+def test_a_signature_date_under_its_label_in_the_short_us_form() -> None:
+    text = (
+        "This Agreement is made as of the date last signed below between Alpha Corp and Beta "
+        "LLC.\nALPHA CORP\nBy: A. Smith\nDate: 3/9/15\nBETA LLC\nBy: B. Jones\nDate:\n"
+        "3/21/15\n"
+    )
+    date = fields(run(text, "contract"), "contract")["effective_date"]
+    assert (date.model_dump(mode="json")["value"], date.quote, date.line_start) == (
+        {"iso": "2015-03-21", "original": "3/21/15"},
+        "3/21/15",
+        8,
+    )
+    result = extract_parsed(parse(text), get_schema("contract"), llm=RulesBackend())
+    assert result.fields["effective_date"].status == Status.VERIFIED  # 21 is no month
+
+
+@pytest.mark.parametrize(
+    ("text", "iso"),
+    [
+        (
+            "This Agreement is made on the 5th of May, 2010, between Alpha Corp and Beta LLC.\n",
+            "2010-05-05",
+        ),
+        (
+            "This Agreement is made as of June 1 , 2011 between Alpha Corp and Beta LLC.\n",
+            "2011-06-01",
+        ),
+    ],
+    ids=["of-month", "spaced-comma"],
+)
+def test_an_agreement_date_in_a_looser_written_form_verifies(text: str, iso: str) -> None:
+    result = extract_parsed(parse(text), get_schema("contract"), llm=RulesBackend())
+    date = result.fields["effective_date"]
+    assert date.value["iso"] == iso
+    assert date.status == Status.VERIFIED

@@ -46,7 +46,7 @@ from .lines import Hit, Leaf, Line, Lines, join_caveats, leaf
 from .match import Match, Span
 from .meaning import GENERIC, Concept, concept_of, description_label, field_words
 from .money import currency_marks
-from .parties import parties
+from .parties import defined_pair, parties
 from .shape import shaped
 from .values import ANCHORED
 
@@ -401,12 +401,18 @@ class _Filler(LabelFinder, LayoutFinder):
             items = [x for x in items if x is not None]
             if items:
                 return items
+        pair = defined_pair(self.flow.text, self.flow.preamble, self._line_start)
+        if items := [x for x in (self._party_item(item, path, *p) for p in pair) if x]:
+            return items
         greeting = salutation(self._texts)
         if greeting is None:
             return []
         spans = letter_parties(self._texts, self.flow, greeting)
         letter = [self._party_item(item, path, span, None) for span in spans]
         return [x for x in letter if x is not None]
+
+    def _line_start(self, pos: int) -> int:
+        return self.flow.start(self.flow.row(pos))
 
     def _flow_leaf(self, span: Span, name: bool) -> Leaf | None:
         """A leaf quoting ``span`` of the flow: from its line, or over the lines it wraps onto;

@@ -25,7 +25,7 @@ from typing import Any
 
 from .dates import DATE_TEXT
 from .match import Span
-from .values import DURATION_TEXT
+from .values import ANNIVERSARY_TEXT, DURATION_TEXT
 
 __all__ = ["CLAUSES", "KIND_CLAUSES", "Clause", "Flow", "whole_words"]
 
@@ -203,6 +203,13 @@ _GOVERNED = re.compile(
     + _LAWS_OF
     + _PLACE
 )
+# "shall be governed by Delaware law", "construed under New York law"
+_PLACE_LAW = re.compile(
+    r"(?i:\b(?:governed|construed|interpreted|enforced)\b[^.;]{0,80}?\b(?:by|under|with)\s+"
+    r"(?:the\s+)?(?:internal\s+|substantive\s+|domestic\s+)?)"
+    + _PLACE
+    + r"(?<!Federal)\s+(?i:laws?)\b"
+)
 # "The laws of the State of Indiana shall govern this Agreement"
 _GOVERN = re.compile(r"\b" + _LAWS_OF + _PLACE + r"\s+(?i:shall|will)\s+(?i:govern)")
 
@@ -228,7 +235,7 @@ _MONTHS = (
 # "the parties hereby agree as of July 31, 2008"; a blank ("dated as of ____") is no date
 _DATED = re.compile(
     r"(?i:\b(?:made|entered\s+into|executed|dated|effective|agreed?|agrees)"
-    r"(?:\s+and\s+(?:entered\s+into|effective))?(?:\s+to\s+be\s+effective)?,?\s+"
+    r"(?:,?\s+and\s+(?:made\s+|is\s+)?(?:entered\s+into|effective))?(?:\s+to\s+be\s+effective)?,?\s+"
     r"(?:(?:as\s+)?effective\s+)?(?:(?:as\s+)?(?:of|on|at|from)\s+)?(?:(?:this|the)\s+)?)"
     rf"(?P<v>(?=\d|(?i:{_MONTHS})\b))"
 )
@@ -250,7 +257,8 @@ _DURATION = rf"(?P<v>(?i:{DURATION_TEXT}))"
 _AGREEMENT = r"(?:this|the)\s+(?:letter\s+)?agreement"
 # "The term of this Agreement shall be two (2) years", "…is three (3) years"
 _TERM_IS = re.compile(
-    rf"(?i:\bterm\s+of\s+{_AGREEMENT}\s+(?:shall|will|is)\s+(?:be\s+)?(?:for\s+)?"
+    rf"(?i:\b(?:term\s+of\s+{_AGREEMENT}|{_AGREEMENT}\s+(?:shall|will)\s+have\s+a\s+term\s+of)"
+    r"\s+(?:(?:shall|will|is)\s+(?:be\s+)?)?(?:for\s+)?"
     r"(?:(?:continue|remain\s+in\s+effect)\s+for\s+)?(?:a\s+period\s+of\s+)?)" + _DURATION
 )
 # "This Agreement shall terminate two years after …", "This Agreement shall continue in full
@@ -258,13 +266,33 @@ _TERM_IS = re.compile(
 # five years from …", "The provisions of this Agreement shall remain in effect for …": the
 # duration follows "for" or comes before "from", "after" or "following"
 _LASTS = (
-    rf"(?i:(?<![A-Za-z])(?:{_AGREEMENT}|(?:the\s+)?(?:obligations|provisions|restrictions)\s+"
+    rf"(?i:(?<![A-Za-z])(?:{_AGREEMENT}|(?:the\s+)?(?:obligations|provisions|restrictions|duty|"
+    r"duties|covenants)\s+"
     rf"(?:[^.;]{{0,40}}?\s)?(?:hereunder|hereof|(?:of|under)\s+{_AGREEMENT}))\b[^.;]{{0,80}}?"
-    r"\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire|continue|remain|survive)\b"
+    r"\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire|continue|remain|survive|last"
+    r"|be\s+(?:in\s+(?:full\s+)?(?:force|effect)|effective|binding))\b"
     r"[^.;]{0,50}?"
 )
-_LASTS_FOR = re.compile(_LASTS + r"(?i:\bfor\s+(?:a\s+(?:period|term)\s+of\s+)?))" + _DURATION)
+_LASTS_FOR = re.compile(
+    _LASTS + r"(?i:\bfor\s+(?:(?:a|the)\s+(?:period|term)\s+of\s+)?))" + _DURATION
+)
 _LASTS_UNTIL = re.compile(_LASTS + ")" + _DURATION + r"\s+(?i:from|after|following)\b")
+# "…shall remain in effect until the second (2nd) anniversary of the Effective Date"
+_LASTS_ANNIVERSARY = re.compile(
+    _LASTS + r"\b(?:until|through|on|upon)\s+the\s+)" + rf"(?P<v>(?i:{ANNIVERSARY_TEXT}))"
+)
+# "The term of this Agreement shall commence on the Effective Date and continue for two years"
+_TERM_RUNS = re.compile(
+    rf"(?i:\bterm\s+of\s+{_AGREEMENT}\s+(?:shall|will)\s+(?:commence|begin|start)\b[^.;]{{0,80}}?"
+    r"\band\s+(?:shall\s+|will\s+)?(?:continue|remain\s+in\s+(?:full\s+)?(?:force|effect)"
+    r"(?:\s+and\s+effect)?|run|last)\s+for\s+(?:a\s+period\s+of\s+)?)" + _DURATION
+)
+# "for a period of two (2) years from the date of this Agreement", in any sentence
+_PERIOD_FROM = re.compile(
+    r"(?i:\bfor\s+a\s+period\s+of\s+)" + _DURATION + r"(?i:\s+(?:from|after|following)\s+"
+    rf"(?:the\s+)?(?:date\s+(?:hereof|of\s+{_AGREEMENT})|effective\s+date|execution\s+of\s+"
+    rf"{_AGREEMENT}))"
+)
 # "for a period of one year following the Effective Date (“the Term”)"
 _TERM_DEFINED = re.compile(
     r"(?i:\bfor\s+(?:a\s+period\s+of\s+)?)"
@@ -279,7 +307,7 @@ _TERM_HEADING = re.compile(
     r"(?:\bfor\s+)?(?:a\s+period\s+of\s+)?)" + _DURATION
 )
 
-_LASTING = ("terminate", "expire", "continue", "remain", "survive")
+_LASTING = ("terminate", "expire", "continue", "remain", "survive", "last", "effect", "binding")
 # Keyed by concept (``meaning.py``), or by kind.
 CLAUSES: dict[str, tuple[Clause, ...]] = {
     "governing law": (
@@ -288,6 +316,7 @@ CLAUSES: dict[str, tuple[Clause, ...]] = {
             anchors=("governed", "construed", "interpreted", "enforced", "controlled", "applied"),
         ),
         Clause(_GOVERN, anchors=("govern",)),
+        Clause(_PLACE_LAW, tier=1, anchors=("governed", "construed", "interpreted", "enforced")),
     ),
     "auto renewal": (
         Clause(_NO_RENEWAL, False, anchors=("renew",)),
@@ -307,6 +336,8 @@ CLAUSES: dict[str, tuple[Clause, ...]] = {
         Clause(_LASTS_FOR, tier=1, anchors=_LASTING),
         Clause(_LASTS_UNTIL, tier=1, anchors=_LASTING),
         Clause(_TERM_DEFINED, tier=1, anchors=("term",)),
+        Clause(_TERM_RUNS, tier=1, anchors=("term",)),
+        Clause(_LASTS_ANNIVERSARY, tier=2, anchors=("anniversary",)),
         Clause(_TERM_HEADING, tier=2, anchors=("term", "duration")),
     ),
 }

@@ -1,5 +1,5 @@
-"""Dates as documents write them: ``2026-03-15``, ``15.03.2026``, ``03/15/2026``, ``15 March
-2026``, ``March 15, 2026``, ``the 11th day of January, 2012``, ``March 2026``.
+"""Dates as documents write them: ``2026-03-15``, ``15.03.2026``, ``03/15/2026``, ``9/4/12``,
+``15 March 2026``, ``March 15, 2026``, ``the 11th day of January, 2012``, ``March 2026``.
 
 The grammar below recognises each written form and names its parts, so the date is computed
 from those parts with :mod:`datetime` (which also rejects impossible dates such as 30 February).
@@ -27,13 +27,14 @@ _MONTH = (
     r"dec(?:ember)?|dez(?:ember)?"
 )
 _DAY = r"(?P<{}>\d{{1,2}})(?:st|nd|rd|th)?\.?"
+_YEAR_SEP = r"(?:\s*,\s*|\s+)"  # "May 5, 2010", "May 5 , 2010" (a PDF's spacing), "May 5,2010"
 # The date grammar, also embedded in the contract sentences (``clauses.py``).
 DATE_TEXT = (
     r"(?<!\d)(?P<ymd>(?P<y1>\d{4})-(?P<m1>\d{1,2})-(?P<d1>\d{1,2}))"
     r"|(?P<dot>(?P<d2>\d{1,2})\.(?P<m2>\d{1,2})\.(?P<y2>\d{4}|\d{2}))"
-    r"|(?P<sl>(?P<a3>\d{1,2})[/-](?P<b3>\d{1,2})[/-](?P<y3>\d{4}))"
-    rf"|(?P<dm>{_DAY.format('d4')}\s+(?:day\s+of\s+)?(?P<m4>{_MONTH})\.?,?\s+(?P<y4>\d{{4}}))"
-    rf"|(?P<md>(?P<m5>{_MONTH})\.?\s+{_DAY.format('d5')},?\s+(?P<y5>\d{{4}}))"
+    r"|(?P<sl>(?P<a3>\d{1,2})[/-](?P<b3>\d{1,2})[/-](?P<y3>\d{4}|\d{2}(?!\d)))"
+    rf"|(?P<dm>{_DAY.format('d4')}\s+(?:day\s+of\s+|of\s+)?(?P<m4>{_MONTH})\.?{_YEAR_SEP}(?P<y4>\d{{4}}))"
+    rf"|(?P<md>(?P<m5>{_MONTH})\.?\s+{_DAY.format('d5')}{_YEAR_SEP}(?P<y5>\d{{4}}))"
     rf"|(?P<my>(?P<m6>{_MONTH})\.?,?\s+(?P<y6>\d{{4}}))(?!\d)"
 )
 DATE = re.compile("(?i)" + DATE_TEXT)
@@ -57,9 +58,9 @@ def _parts(m: re.Match[str]) -> tuple[int, int, int, str] | None:
     if m["sl"]:
         a, b = int(m["a3"]), int(m["b3"])
         if a > 12:
-            return int(m["y3"]), b, a, ""
+            return _year(m["y3"]), b, a, ""
         caveat = "day and month order is ambiguous; read as month/day" if b <= 12 and a != b else ""
-        return int(m["y3"]), a, b, caveat
+        return _year(m["y3"]), a, b, caveat
     if m["dm"]:
         return int(m["y4"]), _month(m["m4"]), int(m["d4"]), ""
     if m["md"]:

@@ -84,7 +84,10 @@ def signed_date(texts: Sequence[str]) -> tuple[int, Match] | None:
     best: tuple[int, Match] | None = None
     for row, text in enumerate(texts):
         for m in _SIGNED.finditer(text):
-            found = parse_date(text, m.end())
+            at, found = row, parse_date(text, m.end())
+            if found is None and not text[m.end() :].strip() and row + 1 < len(texts):
+                below = texts[row + 1]  # "Date:" / "10/11/04": the date on the line below
+                at, found = row + 1, parse_date(below, len(below) - len(below.lstrip()))
             if found is not None and (best is None or found.value["iso"] > best[1].value["iso"]):
-                best = row, found
+                best = at, found
     return best

@@ -8,18 +8,23 @@ defines ("the Company", "Employee") is a role, not a name, and is left out.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from .match import Span
 
-__all__ = ["parties", "party_spans"]
+__all__ = ["defined_pair", "parties", "party_spans"]
 
 
 # -- parties --------------------------------------------------------------------------------
 
-_BETWEEN = re.compile(r"(?i)\b(?:between|among(?:st)?)\s*:?\s+")  # "BETWEEN:" over a list
+# "BETWEEN:" over a list; "is entered into by X and Y"
+_BETWEEN = re.compile(
+    r"(?i)\b(?:between|among(?:st)?)\s*:?\s+"
+    r"|\b(?:made|entered\s+into|executed)(?:\s+(?:as\s+of|on)\s+[^.;()]{4,40}?,?)?\s+by\s+(?=(?-i:[A-Z]))"
+)
 _AND = re.compile(r"(?:,\s*|\s+)(?:and|And|AND):?\s+")
-_AFTER_ROLE = re.compile(r"\)\s*[,;]\s+")  # "(“TESARO”), GlaxoSmithKline LLC": a list goes on
+# "(“TESARO”), GlaxoSmithKline LLC", "…, a Delaware corporation, Beta LLC": a list goes on
+_AFTER_ROLE = re.compile(r"(?:\)|(?<=\s)(?i:corporation|company|partnership))\s*[,;]\s+")
 _TOKEN = re.compile(r"\s*([^\s,;:()\[\]“”\"]+)")
 _CONNECTORS = {"of", "and", "de", "für", "und", "&"}
 _ABBREV = {
@@ -44,6 +49,12 @@ _ROLE_WORDS = {
 }
 _NOT_ROLES = {"party", "parties", "agreement"}  # "(each a “Party”)" names no one's role
 _THE = re.compile(r"the\s")
+_DESCRIBES = re.compile(
+    r"(?i),?\s+an?\s+(?:[\w.-]+\s+){0,4}(?:corporation|company|partnership|individual|bank"
+    r"|association|trust)\b"
+)
+_TITLE = re.compile(r"(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+(?=[A-Z])")  # "Mr. John Smith"
+_TITLES = {"mr", "mrs", "ms", "dr", "prof"}
 _SENTENCE_END = re.compile(r"\.\s+(?=[A-Z“\"(])|\bWHEREAS\b|\bRECITALS\b")
 
 
@@ -51,6 +62,8 @@ def party_spans(text: str, start: int, end: int) -> tuple[Span, Span | None] | N
     """The party's name (capitalised words, initials and ", Inc." kept) at ``start``, and
     the role it is given in the first parentheses that define a term, before ``end``."""
     pos = start + len(text[start:end]) - len(text[start:end].lstrip())
+    if title := _TITLE.match(text, pos):
+        pos = title.end()  # "Mr. John Smith": the name without the courtesy title
     if _THE.match(text, pos):
         return None  # "the Company", "the person whose name…": a reference, not a name
     tokens: list[tuple[int, int, str]] = []
@@ -118,7 +131,8 @@ def _sentence_end(text: str, pos: int) -> int:
         if m.group()[0] != ".":
             return m.start()
         word = text[text.rfind(" ", pos, m.start()) + 1 : m.start()].strip('(“"')
-        if word.lower().rstrip(".") in _ABBREV or _INITIAL.fullmatch(word + ".") or "." in word:
+        known = word.lower().rstrip(".") in _ABBREV | _TITLES  # "Inc.", "Mr."
+        if known or _INITIAL.fullmatch(word + ".") or "." in word:
             continue
         return m.start()
     return limit
@@ -152,8 +166,64 @@ def parties(text: str, stop: int) -> Iterator[list[tuple[Span, Span | None]]]:
             role = text[party[1][0] : party[1][1]] if party[1] else None
             if name.lower() in _ROLE_WORDS or (name.lower() in defined and role != name):
                 continue
-            if role is None and len(name.split()) == 1:
+            described = _DESCRIBES.match(text, party[0][1])  # "Acme, a Delaware corporation"
+            if role is None and len(name.split()) == 1 and not described:
                 continue  # "BETWEEN AUSPEX AND TEVA" in a heading: a short name, not the legal one
             found.append(party)
         if found:
             yield found
+
+
+# "ACME Inc., a Delaware corporation (“ACME”), and Beta LLC (“Beta”) agree as follows": two
+# parties each given a role, joined by "and", without "between"
+_PAIR = re.compile(
+    r"\(\s*(?:the\s+|hereinafter\s+(?:called\s+|referred\s+to\s+as\s+)?)?[“\"][^“”\"()]{1,40}[”\"]"
+    r"\s*\)\s*,?\s+and\s+(?=[A-Z])"
+)
+_DESCRIBED = re.compile(r",\s+an?\s+[^,()“”\"]{0,80}$")  # ", a Delaware corporation"
+_BACK_WORD = re.compile(r"[A-Z0-9][^\s,;:()“”\"]*|of|and|&|de")
+
+
+def _name_before(text: str, pos: int, floor: int) -> int | None:
+    """Where the name that ends at ``pos`` (before its description and role) begins, not
+    before ``floor`` (the start of its line)."""
+    head = text[floor:pos].rstrip()
+    if d := _DESCRIBED.search(head):
+        head = head[: d.start()]
+    head = head.rstrip(" ,")
+    start = len(head)
+    words = head.split(" ")
+    later = ""
+    for word in reversed(words):
+        bare = word[:-1] if word.endswith(",") and later.lower().rstrip(".") in _ABBREV else word
+        if not bare or not _BACK_WORD.fullmatch(bare):
+            break  # "Holdings," goes on only before "Inc."
+        start -= len(word) + 1
+        later = word
+    start = max(start + 1, 0) if start < len(head) else start
+    while start < len(head) and not head[start].isupper() and not head[start].isdigit():
+        nxt = head.find(" ", start)
+        if nxt < 0:
+            return None
+        start = nxt + 1
+    return floor + start if start < len(head) else None
+
+
+def defined_pair(
+    text: str, stop: int, line_start: Callable[[int], int]
+) -> list[tuple[Span, Span | None]]:
+    """The first two parties named as "X (“Role”) and Y (“Role”)" before ``stop``;
+    ``line_start(pos)`` is where the line holding ``pos`` begins."""
+    for m in _PAIR.finditer(text, 0, stop):
+        begin = _name_before(text, m.start(), line_start(m.start()))
+        if begin is None:
+            continue
+        first = party_spans(text, begin, m.end())
+        second = party_spans(text, m.end(), _sentence_end(text, m.end()))
+        if first is None or second is None or second[1] is None:
+            continue
+        names = [text[a:b] for (a, b), _ in (first, second)]
+        if any(n.lower() in _ROLE_WORDS or len(n.split()) < 2 for n in names):
+            continue
+        return [first, second]
+    return []

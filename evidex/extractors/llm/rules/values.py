@@ -27,6 +27,7 @@ from .money import (
 
 __all__ = [
     "ANCHORED",
+    "ANNIVERSARY_TEXT",
     "DURATION_TEXT",
     "SEARCHED",
     "Parse",
@@ -60,9 +61,23 @@ def _word_number(word: str) -> int:
     return int(text2num(word.lower().replace(" ", "-"), "en"))
 
 
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+_ORDINAL = "|".join(_ORDINALS)
+# "the second (2nd) anniversary of the Effective Date": so many years
+ANNIVERSARY_TEXT = (
+    rf"\b(?:(?P<o>{_ORDINAL})|(?P<od>[1-9])(?:st|nd|rd|th))(?:\s*\(\s*\d(?:st|nd|rd|th)?\s*\))?"
+    r"\s+anniversary\b"
+)
+_ANNIVERSARY = re.compile("(?i)" + ANNIVERSARY_TEXT)
+
+
 def parse_duration(text: str, pos: int, enum: tuple[str, ...] = ()) -> Match | None:
     m = _DURATION.match(text, pos)
     if not m:
+        if a := _ANNIVERSARY.match(text, pos):
+            years = _ORDINALS.index(a["o"].lower()) + 1 if a["o"] else int(a["od"])
+            caveat = "until an anniversary: counted in years"
+            return Match(a.start(), a.end(), {"amount": float(years), "unit": "years"}, caveat)
         return None
     caveat = f"counted in {m['q'].strip()} days" if m["q"] else ""
     if m["n1"]:
