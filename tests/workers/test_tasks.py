@@ -9,16 +9,16 @@ from __future__ import annotations
 import dataclasses
 import json
 import socket
-import threading
 import uuid
 from collections.abc import Callable, Iterator
 from functools import cache
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 import redis
 from celery.exceptions import SoftTimeLimitExceeded
+from local_http import serving
 from sample_answers import SAMPLES, perfect_fields
 from test_blobstores import aws_env  # noqa: F401 -- the fixture, used by name
 
@@ -455,15 +455,8 @@ def failing_s3() -> Iterator[tuple[str, list[str]]]:
         def log_message(self, format: str, *args: object) -> None:
             return None
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", seen
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serving(Handler) as url:
+        yield url, seen
 
 
 @pytest.mark.usefixtures("aws_env")

@@ -6,13 +6,13 @@ import hashlib
 import hmac
 import json
 import socket
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import httpx
 import pytest
+from local_http import serving
 from pydantic import SecretStr
 
 from evidex.workers.blobstore_memory import MemoryBlobStore
@@ -135,18 +135,9 @@ def receiver() -> Iterator[Receiver]:
         def log_message(self, format: str, *args: object) -> None:
             return None
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-    )
-    thread.start()
-    state.url = f"http://127.0.0.1:{server.server_address[1]}/hook"
-    try:
+    with serving(Handler) as url:
+        state.url = f"{url}/hook"
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 def _ended_job(jobs: MemoryJobStore, url: str) -> Job:

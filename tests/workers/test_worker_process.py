@@ -13,17 +13,17 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 import redis
 from celery import Celery
+from local_http import serving
 from worker_app import SLOW_CALL, configure
 
 from evidex.workers.blobstore_local import LocalBlobStore
@@ -142,15 +142,8 @@ def receiver() -> Iterator[tuple[str, list[tuple[dict[str, str], bytes]]]]:
         def log_message(self, format: str, *args: object) -> None:
             return None
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/hook", seen
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serving(Handler) as url:
+        yield f"{url}/hook", seen
 
 
 def submit(env: Env, **options: str) -> Job:
