@@ -1017,6 +1017,25 @@ PARTY_CASES = [
         [],
     ),
     ("a-short-name-in-a-heading", "CONFIDENTIALITY AGREEMENT BY AND BETWEEN AUSPEX AND TEVA\n", []),
+    (
+        "legal-names-given-roles-without-between",
+        "LIMITED POWER OF ATTORNEY\nKNOW ALL MEN BY THESE PRESENTS, that ALPHA HOLDINGS COMPANY, a "
+        "statutory trust organized under the laws of Delaware (the “Adviser”), hereby appoints\n"
+        "Beta Advisory Services, LLC, a Delaware limited liability company (“Beta”), to act.\n",
+        [("ALPHA HOLDINGS COMPANY", 2, "Adviser"), ("Beta Advisory Services, LLC", 3, "Beta")],
+    ),
+    (
+        "three-parties-between-each-given-a-role",
+        "This Agreement is made between Alpha Inc. (“Alpha”), Beta LLC (“Beta”) and Gamma Corp. "
+        "(“Gamma”) and the Affiliates of each.\n",
+        [("Alpha Inc.", 1, "Alpha"), ("Beta LLC", 1, "Beta"), ("Gamma Corp.", 1, "Gamma")],
+    ),
+    (
+        "a-legal-name-a-definition-quotes-again-is-still-a-name",
+        "This Agreement is made between Alpha Networks Incorporated (“Alpha”) and Beta LLC "
+        "(“Beta”).\n“Alpha Parties” means “Alpha Networks Incorporated” and its affiliates.\n",
+        [("Alpha Networks Incorporated", 1, "Alpha"), ("Beta LLC", 1, "Beta")],
+    ),
 ]
 
 
@@ -1094,11 +1113,30 @@ def test_a_letter_agreement_names_its_addressee_and_the_company_and_is_dated_abo
     assert date.caveat == "the date of the letter, above its salutation"
 
 
-def test_without_a_salutation_no_letter_parties_are_read() -> None:
+def test_the_opening_sentence_after_a_table_of_contents_names_the_parties() -> None:
+    contents = "".join(f"Section 1.{i:02d} Heading number {i}\n{i}\n" for i in range(1, 40))
+    text = (
+        "OUTSOURCING AGREEMENT\nTABLE OF CONTENTS\nARTICLE I DEFINITIONS\n"
+        + contents
+        + "This OUTSOURCING AGREEMENT is entered into as of March 1, 2012 by and between Alpha "
+        "Holdings, LLC (the “Company”), and Beta LLC (the “Contractor”).\n"
+    )
+    got = fields(run(text, "contract"), "contract")
+    names = [(got[f"parties[{i}].name"].value, got[f"parties[{i}].role"].value) for i in "01"]
+    assert names == [("Alpha Holdings, LLC", "Company"), ("Beta LLC", "Contractor")]
+    assert got["parties[0].name"].line_start == 82
+
+
+def test_without_a_salutation_the_address_block_names_no_party() -> None:
     text = LETTER.replace("Ladies and Gentlemen:", "Summary of terms")
     out = run(text, "contract")
-    assert out.parties == []  # type: ignore[attr-defined]
-    assert not fields(out, "contract")["effective_date"].found
+    got = fields(out, "contract")
+    # the legal name the text gives a role still is one; the block over no greeting is not
+    assert [(p.name.value, p.role.value) for p in out.parties] == [  # type: ignore[attr-defined]
+        ("Initech, Inc.", "Company")
+    ]
+    assert got["parties[0].name"].line_start == 6
+    assert not got["effective_date"].found
 
 
 # -- layout blocks and plain client schemas ---------------------------------------------------

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any, get_args, get_origin
 
@@ -46,7 +47,7 @@ from .lines import Hit, Leaf, Line, Lines, join_caveats, leaf
 from .match import Match, Span
 from .meaning import GENERIC, Concept, concept_of, description_label, field_words
 from .money import currency_marks
-from .parties import defined_pair, parties
+from .parties import defined_pair, named_roles, opening, parties, sentence_end
 from .shape import shaped
 from .values import ANCHORED
 
@@ -61,6 +62,7 @@ _UNLABELLED = {
     "vat_id": find_vat_ids,
     "phone": find_phones,
 }
+_OPENING_CHARS = 20_000  # how far past the opening lines an agreement's first sentence is sought
 _SITES = ("linkedin", "github", "gitlab", "twitter", "xing")
 
 
@@ -393,23 +395,29 @@ class _Filler(LabelFinder, LayoutFinder):
         return self.label_list(kind, spec.enum, matches)
 
     def _parties(self, item: Any, path: str) -> list[Any]:
-        """ "between X (the "Supplier") and Y", "among X, Y and Z" in the opening paragraphs:
-        one item per party whose name can be quoted from one line; a list of strings gets the
-        names, a list of objects a name (and a role where it has one)."""
-        for found in parties(self.flow.text, self.flow.preamble):
+        """The first of these that names a party, one item per party whose name can be quoted
+        (a list of strings gets the names, a list of objects a name and a role where it has
+        one): "between X (the "Supplier") and Y" / "among X, Y and Z" in the opening
+        paragraphs; "X (“Role”) and Y (“Role”) agree"; a letter's addressee and writer; legal
+        names the opening paragraphs give a role; the first "This Agreement … between"
+        sentence after a cover page or a table of contents."""
+        for found in self._party_spans():
             items = [self._party_item(item, path, name, role) for name, role in found]
-            items = [x for x in items if x is not None]
-            if items:
+            if items := [x for x in items if x is not None]:
                 return items
-        pair = defined_pair(self.flow.text, self.flow.preamble, self._line_start)
-        if items := [x for x in (self._party_item(item, path, *p) for p in pair) if x]:
-            return items
+        return []
+
+    def _party_spans(self) -> Iterator[list[tuple[Span, Span | None]]]:
+        text, preamble = self.flow.text, self.flow.preamble
+        yield from parties(text, preamble)
+        yield defined_pair(text, preamble, self._line_start)
         greeting = salutation(self._texts)
-        if greeting is None:
-            return []
-        spans = letter_parties(self._texts, self.flow, greeting)
-        letter = [self._party_item(item, path, span, None) for span in spans]
-        return [x for x in letter if x is not None]
+        if greeting is not None:
+            yield [(span, None) for span in letter_parties(self._texts, self.flow, greeting)]
+        yield named_roles(text, 0, preamble)
+        start = opening(text, preamble, min(len(text), preamble + _OPENING_CHARS))
+        if start is not None:
+            yield from parties(text, sentence_end(text, start), start)
 
     def _line_start(self, pos: int) -> int:
         return self.flow.start(self.flow.row(pos))

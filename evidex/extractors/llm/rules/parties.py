@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 
 from .match import Span
 
-__all__ = ["defined_pair", "parties", "party_spans"]
+__all__ = ["defined_pair", "named_roles", "opening", "parties", "party_spans", "sentence_end"]
 
 
 # -- parties --------------------------------------------------------------------------------
@@ -31,6 +31,7 @@ _ABBREV = {
     *("inc", "ltd", "co", "corp", "llc", "l.l.c", "s.a", "n.a", "b.v", "n.v", "plc", "ag"),
     *("l.p", "llp", "lp", "s.a.r.l", "gmbh", "limited", "incorporated", "pte", "pty", "s.p.a"),
 }
+_LEGAL_WORDS = {"corporation", "incorporated", "company", "partnership", "trust", "bank"}
 _INITIAL = re.compile(r"(?:[A-Z]|St|ST|Mt|Ft)\.")  # "Kenneth M. Bate", "The St. Paul …"
 _SUFFIX = re.compile(
     r"(?i),\s*(?:Inc|Ltd|LLC|L\.L\.C|Corp|Co|GmbH|AG|S\.A|B\.V|N\.V|plc|LLP|LP|L\.P|Limited)\b\.?"
@@ -53,7 +54,9 @@ _DESCRIBES = re.compile(
     r"(?i),?\s+an?\s+(?:[\w.-]+\s+){0,4}(?:corporation|company|partnership|individual|bank"
     r"|association|trust)\b"
 )
-_TITLE = re.compile(r"(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+(?=[A-Z])")  # "Mr. John Smith"
+_TITLE = re.compile(
+    r"(?:Mr|Mrs|Ms|Miss|Dr|Prof|MR|MRS|MS|MISS|DR|PROF)\.?\s+(?=[A-Z])"
+)  # "Mr. John Smith"
 _TITLES = {"mr", "mrs", "ms", "dr", "prof"}
 _SENTENCE_END = re.compile(r"\.\s+(?=[A-Z“\"(])|\bWHEREAS\b|\bRECITALS\b")
 
@@ -94,9 +97,9 @@ def party_spans(text: str, start: int, end: int) -> tuple[Span, Span | None] | N
     return (tokens[0][0], name_end), (role.span("r") if role else None)
 
 
-def _segments(text: str, start: int, end: int, among: bool) -> list[Span]:
-    """Where each party's words begin and end: split at a top-level "and" before a name (and,
-    in an "among" list, after a closing role parenthesis); "between" takes two."""
+def _segments(text: str, start: int, end: int) -> list[Span]:
+    """Where each party's words begin and end: split at a top-level "and" before a name and
+    after a closing role parenthesis ("X (“A”), Y (“B”) and Z")."""
     cuts, depth, k = [start], 0, start
     while k < end:
         c = text[k]
@@ -105,11 +108,9 @@ def _segments(text: str, start: int, end: int, among: bool) -> list[Span]:
         elif c in ")]":
             depth = max(0, depth - 1)
         if depth == 0:
-            m = _AND.match(text, k) or (_AFTER_ROLE.match(text, k) if among else None)
+            m = _AND.match(text, k) or _AFTER_ROLE.match(text, k)
             if m and m.end() < end and _name_start(text, m.end()):
                 cuts += [k if m.re is _AND else k + 1, m.end()]  # a role keeps its ")"
-                if m.re is _AND:
-                    break  # the last party of the list
                 k = m.end()
                 continue
         k += 1
@@ -123,7 +124,7 @@ def _name_start(text: str, pos: int) -> bool:
     return m is not None and re.match(r"[A-Z0-9]|[a-z][\w.-]*(?:[A-Z]|\.com\b)", m[1]) is not None
 
 
-def _sentence_end(text: str, pos: int) -> int:
+def sentence_end(text: str, pos: int) -> int:
     """Where the sentence from ``pos`` ends: a full stop that ends neither an abbreviation
     ("Inc.") nor an initial ("M."), or the recitals; at most 900 characters on."""
     limit = min(len(text), pos + 900)
@@ -147,24 +148,32 @@ def _opened(text: str, pos: int) -> bool:
     return chunk.count("(") > chunk.count(")")
 
 
-def parties(text: str, stop: int) -> Iterator[list[tuple[Span, Span | None]]]:
-    """Each "between X and Y" / "among X, Y and Z" sentence that starts before ``stop``, as its
-    parties' (name, role) spans; names the agreement defines as a term are left out."""
-    defined = {m.group(1).strip().lower() for m in _DEFINES.finditer(text)}
-    for b in _BETWEEN.finditer(text):
+def _defined(name: str, defined: set[str]) -> bool:
+    """``name`` is a term the agreement defines ("the Company"), not a legal name: a name with
+    a company suffix stays a name even where a list of definitions quotes it."""
+    words = name.lower().replace(",", " ").split()
+    legal = any(w.rstrip(".") in _ABBREV or w in _LEGAL_WORDS for w in words[1:])
+    return " ".join(words) in defined and not legal
+
+
+def parties(text: str, stop: int, start: int = 0) -> Iterator[list[tuple[Span, Span | None]]]:
+    """Each "between X and Y" / "among X, Y and Z" sentence between ``start`` and ``stop``, as
+    its parties' (name, role) spans; names the agreement defines as a term are left out."""
+    defined = {" ".join(m.group(1).lower().split()) for m in _DEFINES.finditer(text)}
+    for b in _BETWEEN.finditer(text, start):
         if b.start() >= stop:
             return
         if _opened(text, b.start()):
             continue
         among = b.group().lower().startswith("among")
         found = []
-        for seg in _segments(text, b.end(), _sentence_end(text, b.end()), among):
+        for i, seg in enumerate(_segments(text, b.end(), sentence_end(text, b.end()))):
             party = party_spans(text, *seg)
-            if party is None:
-                continue
+            if party is None or (i > 1 and not among and party[1] is None):
+                continue  # a third party "between" names is one the agreement gives a role
             name = text[party[0][0] : party[0][1]]
             role = text[party[1][0] : party[1][1]] if party[1] else None
-            if name.lower() in _ROLE_WORDS or (name.lower() in defined and role != name):
+            if name.lower() in _ROLE_WORDS or (_defined(name, defined) and role != name):
                 continue
             described = _DESCRIBES.match(text, party[0][1])  # "Acme, a Delaware corporation"
             if role is None and len(name.split()) == 1 and not described:
@@ -172,6 +181,21 @@ def parties(text: str, stop: int) -> Iterator[list[tuple[Span, Span | None]]]:
             found.append(party)
         if found:
             yield found
+
+
+# "THIS OUTSOURCING AGREEMENT is entered into … by and between": the sentence that opens an
+# agreement, after a cover page or a table of contents
+_OPENING = re.compile(
+    r"\b(?:THIS|This)\s+(?:[A-Z][\w-]*\s+){0,6}(?:AGREEMENT|Agreement)\b[^.;]{0,250}?"
+    r"\b(?:made|entered\s+into|executed|dated|between|among)\b"
+)
+
+
+def opening(text: str, start: int, stop: int) -> int | None:
+    """Where the first sentence that opens an agreement ("This Agreement is made …") begins,
+    from ``start`` up to ``stop``."""
+    m = _OPENING.search(text, start, stop)
+    return m.start() if m else None
 
 
 # "ACME Inc., a Delaware corporation (“ACME”), and Beta LLC (“Beta”) agree as follows": two
@@ -219,7 +243,7 @@ def defined_pair(
         if begin is None:
             continue
         first = party_spans(text, begin, m.end())
-        second = party_spans(text, m.end(), _sentence_end(text, m.end()))
+        second = party_spans(text, m.end(), sentence_end(text, m.end()))
         if first is None or second is None or second[1] is None:
             continue
         names = [text[a:b] for (a, b), _ in (first, second)]
@@ -227,3 +251,51 @@ def defined_pair(
             continue
         return [first, second]
     return []
+
+
+# "FEDERATED INVESTMENT MANAGEMENT COMPANY, a statutory trust … (the “Adviser”)": a legal name,
+# then what it is, then the role the agreement gives it
+_ROLE_PAREN = re.compile(
+    r"\(\s*(?:(?:collectively|together),?\s+)?(?:the\s+|hereinafter\s+(?:called\s+|referred\s+to\s+as"
+    r"\s+)?)?[“\"](?P<r>[^“”\"()]{1,40})[”\"]\s*\)"
+)
+_LEGAL_NAME = re.compile(
+    r"(?<![\w.])(?:[A-Z][\w&'’.-]*\s+(?:(?:of|and|&|de|/)\s+)?){0,7}"
+    r"(?:Inc|Incorporated|Corporation|Corp|Company|Companies|LLC|L\.L\.C|Ltd|Limited|L\.P|LLP"
+    r"|plc|N\.V|B\.V|AG|GmbH|S\.A|Trust|Fund|Bank|Partnership|INC|CORPORATION|CORP|COMPANY"
+    r"|LIMITED|LTD|TRUST|FUND|BANK|PARTNERSHIP)\b\.?"
+    r"|(?<![\w.])(?:[A-Z][\w&'’.-]*\s+){0,6}[A-Z][\w&'’.-]*,\s+(?:Inc|Ltd|LLC|L\.L\.C|Corp|Co|plc"
+    r"|L\.P|N\.V|B\.V|S\.A|INC|LTD|CORP|CO)\b\.?"
+)
+_BRIDGE = re.compile(  # what may stand between a name and its role: its description
+    r"(?i),?\s*(?:(?:an?|the)\s+[^()“”\"]{0,160}?|(?:having|with|located|whose|organized|duly|"
+    r"existing|incorporated)\b[^()“”\"]{0,160}?)?,?\s*$"
+)
+
+
+def named_roles(text: str, start: int, stop: int) -> list[tuple[Span, Span | None]]:
+    """Legal names the opening paragraphs give a role ("FASC, a statutory trust … ("FASC")"),
+    in order, without a "between" sentence: a power of attorney, a confirmation, an award."""
+    out: list[tuple[Span, Span | None]] = []
+    seen: set[str] = set()
+    for paren in _ROLE_PAREN.finditer(text, start, stop):
+        if paren["r"].lower() in _NOT_ROLES:
+            continue
+        window = max(start, paren.start() - 240)
+        names = [m for m in _LEGAL_NAME.finditer(text, window, paren.start())]
+        named = next(
+            (m for m in reversed(names) if _BRIDGE.fullmatch(text, m.end(), paren.start())), None
+        )
+        if named is None or _opened(text, named.start()):
+            continue
+        party = party_spans(text, named.start(), paren.end())
+        if party is None:
+            continue
+        name = " ".join(text[party[0][0] : party[0][1]].lower().replace(",", " ").split())
+        own = [w for w in name.split() if w != "the" and w.rstrip(".") not in _ABBREV]
+        own = [w for w in own if w not in _LEGAL_WORDS | _ROLE_WORDS]
+        if name in seen or not own or len(name.split()) < 2:
+            continue  # "The Company (“Discloser”)": a defined term, not a legal name
+        seen.add(name)
+        out.append((party[0], paren.span("r")))
+    return out
