@@ -186,9 +186,10 @@ def whole_words(text: str, start: int, end: int) -> Span:
 
 # -- governing law --------------------------------------------------------------------------
 
-_STOP = (
-    r"(?!(?:The|This|That|These|Any|Each|All|In|If|Both|Such|Neither|No|Nothing|Section|"
-    r"Notwithstanding|Except|Without|Applicable|As|For|To|Agreement|Courts?)\b)"
+_STOP = (  # also in capitals: "THE COMMONWEALTH OF PENNSYLVANIA WITHOUT GIVING EFFECT …"
+    r"(?!(?i:The|This|That|These|Any|Each|All|In|If|Both|Such|Neither|No|Nothing|Section|"
+    r"Notwithstanding|Except|Without|Excluding|Regardless|Including|Applicable|As|For|To|"
+    r"Agreement|Courts?|Shall|Will|Which|That|With|Its|Their)\b)"
 )
 _PLACE = rf"(?P<v>{_STOP}[A-Z][A-Za-z'’-]*(?:\s+(?:(?:and|of)\s+)?{_STOP}[A-Z][A-Za-z'’-]*)*)"
 _LAWS_OF = (
