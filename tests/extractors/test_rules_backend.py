@@ -599,6 +599,15 @@ CLAUSE_CASES = [
         1,
     ),
     (
+        "law-in-capitals-ends-at-without",
+        "THIS AGREEMENT SHALL BE GOVERNED BY THE LAWS OF THE COMMONWEALTH OF PENNSYLVANIA WITHOUT "
+        "GIVING EFFECT TO ANY CHOICE OF LAW RULE.\n",
+        "governing_law",
+        "PENNSYLVANIA",
+        "GOVERNED BY THE LAWS OF THE COMMONWEALTH OF PENNSYLVANIA",
+        1,
+    ),
+    (
         "law-shall-govern",
         "The laws of the State of Indiana shall govern this Agreement.\n",
         "governing_law",
