@@ -1367,3 +1367,18 @@ def test_an_agreement_date_in_a_looser_written_form_verifies(text: str, iso: str
     date = result.fields["effective_date"]
     assert date.value["iso"] == iso
     assert date.status == Status.VERIFIED
+
+
+def test_an_effective_date_field_takes_the_date_defined_as_the_effective_date() -> None:
+    text = (
+        "CONSULTING AGREEMENT\nAlpha Inc. (“Alpha”) and Beta LLC (“Consultant”) agree to this "
+        "Consulting Agreement dated June 1, 2020,\neffective as of July 1, 2020 (“Effective "
+        "Date”).\n"
+    )
+    dated = {"type": "object", "properties": {"agreement_date": {"type": "string"}}}
+    effective = {"type": "object", "properties": {"effective_date": {"type": "string"}}}
+    got = {}
+    for name, schema in (("agreement_date", dated), ("effective_date", effective)):
+        field = fields(run(text, schema_from_json(schema, name)), schema_from_json(schema, name))
+        got[name] = (field[name].model_dump(mode="json")["value"]["iso"], field[name].line_start)
+    assert got == {"agreement_date": ("2020-06-01", 2), "effective_date": ("2020-07-01", 3)}

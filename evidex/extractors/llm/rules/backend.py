@@ -222,6 +222,10 @@ class _Filler(LabelFinder, LayoutFinder):
         """Sentences that state the value (:mod:`.clauses`), read across line breaks; a
         clause listed earlier keeps its words from a later one ("shall not renew")."""
         clauses = (CLAUSES.get(concept.key, ()) if concept else ()) + KIND_CLAUSES.get(kind, ())
+        own = field_words(_split_path(spec.path)[1]).split()
+        clauses = tuple(
+            replace(c, tier=-1) if c.wins_for and c.wins_for in own else c for c in clauses
+        )
         hits: list[Hit] = []
         taken: list[Span] = []
         for clause in clauses:

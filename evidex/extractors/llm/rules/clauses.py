@@ -42,6 +42,9 @@ class Clause:
     # words every match contains (lower case): the pattern runs only near them, not over the
     # whole document
     anchors: tuple[str, ...] = ()
+    # a word of a field's name that makes this clause win over every other for that field:
+    # an "effective_date" takes the date the text defines as "the Effective Date"
+    wins_for: str = ""
 
     def finditer(self, text: str, lower: str, stop: int) -> list[re.Match[str]]:
         """The pattern's matches that start before ``stop`` (``lower`` is ``text.lower()``,
@@ -330,7 +333,7 @@ CLAUSES: dict[str, tuple[Clause, ...]] = {
             not_after=_OTHER_AGREEMENT,
             anchors=("made", "entered", "executed", "dated", "effective", "agree"),
         ),
-        Clause(_DEFINED_DATE, tier=1, anchors=("effective",)),
+        Clause(_DEFINED_DATE, tier=1, anchors=("effective",), wins_for="effective"),
     ),
     "agreement term": (
         Clause(_TERM_IS, anchors=("term",)),
