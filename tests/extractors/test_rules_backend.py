@@ -1027,6 +1027,12 @@ PARTY_CASES = [
     ),
     ("a-short-name-in-a-heading", "CONFIDENTIALITY AGREEMENT BY AND BETWEEN AUSPEX AND TEVA\n", []),
     (
+        "a-pair-whose-first-name-has-an-address",
+        "Alpha Biotech, Inc., with a place of business at 740 Heinz Avenue, Berkeley, CA 94710 "
+        "(“Alpha”) and Beta B.V. having an address at Main 16, Leiden (“Consultant”) agree.\n",
+        [("Alpha Biotech, Inc.", 1, "Alpha"), ("Beta B.V.", 1, "Consultant")],
+    ),
+    (
         "legal-names-given-roles-without-between",
         "LIMITED POWER OF ATTORNEY\nKNOW ALL MEN BY THESE PRESENTS, that ALPHA HOLDINGS COMPANY, a "
         "statutory trust organized under the laws of Delaware (the “Adviser”), hereby appoints\n"

@@ -205,6 +205,10 @@ _PAIR = re.compile(
     r"\s*\)\s*,?\s+and\s+(?=[A-Z])"
 )
 _DESCRIBED = re.compile(r",\s+an?\s+[^,()“”\"]{0,80}$")  # ", a Delaware corporation"
+_ADDRESSED = re.compile(
+    r"(?<=[a-z.]),?\s+(?:with\s+(?:a|an|its)\s+(?:registered\s+|principal\s+)?(?:place|office|address)"
+    r"|having\s+(?:a|an|its)\s|located\s+at\b|whose\s+(?:registered\s+|principal\s+)?(?:office|address))"
+)
 _BACK_WORD = re.compile(r"[A-Z0-9][^\s,;:()“”\"]*|of|and|&|de")
 
 
@@ -213,6 +217,8 @@ def _name_before(text: str, pos: int, floor: int) -> int | None:
     before ``floor`` (the start of its line)."""
     head = text[floor:pos].rstrip()
     if d := _DESCRIBED.search(head):
+        head = head[: d.start()]
+    if d := _ADDRESSED.search(head):  # "Aduro Biotech, Inc., with a place of business at …"
         head = head[: d.start()]
     head = head.rstrip(" ,")
     start = len(head)
