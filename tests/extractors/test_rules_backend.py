@@ -1033,6 +1033,13 @@ PARTY_CASES = [
         [("Alpha Biotech, Inc.", 1, "Alpha"), ("Beta B.V.", 1, "Consultant")],
     ),
     (
+        "a-heading-that-runs-on-into-the-opening-sentence",
+        "AGREEMENT BY AND BETWEEN ALPHA AND BETA\nTHIS AGREEMENT is entered into between ALPHA "
+        "PHARMACEUTICALS, located at 1 Main Street, La Jolla, CA 92037 (“Company”), and BETA "
+        "INDUSTRIES, LTD., of Basel Street, Israel (“BETA”).\n",
+        [("ALPHA PHARMACEUTICALS", 2, "Company"), ("BETA INDUSTRIES, LTD.", 2, "BETA")],
+    ),
+    (
         "legal-names-given-roles-without-between",
         "LIMITED POWER OF ATTORNEY\nKNOW ALL MEN BY THESE PRESENTS, that ALPHA HOLDINGS COMPANY, a "
         "statutory trust organized under the laws of Delaware (the “Adviser”), hereby appoints\n"

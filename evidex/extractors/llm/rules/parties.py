@@ -31,6 +31,7 @@ _ABBREV = {
     *("inc", "ltd", "co", "corp", "llc", "l.l.c", "s.a", "n.a", "b.v", "n.v", "plc", "ag"),
     *("l.p", "llp", "lp", "s.a.r.l", "gmbh", "limited", "incorporated", "pte", "pty", "s.p.a"),
 }
+_NAME_ENDS = {"this", "dated", "whereas", "agreement", "witnesseth", "recitals"}
 _LEGAL_WORDS = {"corporation", "incorporated", "company", "partnership", "trust", "bank"}
 _INITIAL = re.compile(r"(?:[A-Z]|St|ST|Mt|Ft)\.")  # "Kenneth M. Bate", "The St. Paul …"
 _SUFFIX = re.compile(
@@ -75,6 +76,8 @@ def party_spans(text: str, start: int, end: int) -> tuple[Span, Span | None] | N
         first = not tokens and bool(re.search(r"[A-Z]|\.com$", word))  # "uDate.com"
         if not (word[0].isupper() or word[0].isdigit() or first or word in _CONNECTORS):
             break
+        if tokens and word.lower() in _NAME_ENDS:
+            break  # "… BETWEEN ALPHA AND BETA" / "THIS AGREEMENT is …": the next sentence
         tokens.append((m.start(1), m.end(1), word))
         pos = m.end()
         if word.endswith(".") and not _INITIAL.fullmatch(word):
@@ -167,7 +170,10 @@ def parties(text: str, stop: int, start: int = 0) -> Iterator[list[tuple[Span, S
             continue
         among = b.group().lower().startswith("among")
         found = []
-        for i, seg in enumerate(_segments(text, b.end(), sentence_end(text, b.end()))):
+        end = sentence_end(text, b.end())
+        if (again := _BETWEEN.search(text, b.end(), end)) is not None:
+            end = again.start()  # a heading runs on into the sentence that names the parties
+        for i, seg in enumerate(_segments(text, b.end(), end)):
             party = party_spans(text, *seg)
             if party is None or (i > 1 and not among and party[1] is None):
                 continue  # a third party "between" names is one the agreement gives a role
