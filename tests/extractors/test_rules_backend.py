@@ -1040,6 +1040,15 @@ PARTY_CASES = [
         [("ALPHA PHARMACEUTICALS", 2, "Company"), ("BETA INDUSTRIES, LTD.", 2, "BETA")],
     ),
     (
+        "a-slash-and-a-spanish-suffix-belong-to-the-name",
+        "This Agreement is made between Alpha / Beta Credit Income Fund (“Client”) and Espacio "
+        "Information Technology, SA. (“EIT”).\n",
+        [
+            ("Alpha / Beta Credit Income Fund", 1, "Client"),
+            ("Espacio Information Technology, SA.", 1, "EIT"),
+        ],
+    ),
+    (
         "legal-names-given-roles-without-between",
         "LIMITED POWER OF ATTORNEY\nKNOW ALL MEN BY THESE PRESENTS, that ALPHA HOLDINGS COMPANY, a "
         "statutory trust organized under the laws of Delaware (the “Adviser”), hereby appoints\n"

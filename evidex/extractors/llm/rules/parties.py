@@ -26,16 +26,18 @@ _AND = re.compile(r"(?:,\s*|\s+)(?:and|And|AND):?\s+")
 # "(“TESARO”), GlaxoSmithKline LLC", "…, a Delaware corporation, Beta LLC": a list goes on
 _AFTER_ROLE = re.compile(r"(?:\)|(?<=\s)(?i:corporation|company|partnership))\s*[,;]\s+")
 _TOKEN = re.compile(r"\s*([^\s,;:()\[\]“”\"]+)")
-_CONNECTORS = {"of", "and", "de", "für", "und", "&"}
+_CONNECTORS = {"of", "and", "de", "für", "und", "&", "/"}
 _ABBREV = {
     *("inc", "ltd", "co", "corp", "llc", "l.l.c", "s.a", "n.a", "b.v", "n.v", "plc", "ag"),
     *("l.p", "llp", "lp", "s.a.r.l", "gmbh", "limited", "incorporated", "pte", "pty", "s.p.a"),
+    *("sa", "s.l", "spa"),
 }
 _NAME_ENDS = {"this", "dated", "whereas", "agreement", "witnesseth", "recitals"}
 _LEGAL_WORDS = {"corporation", "incorporated", "company", "partnership", "trust", "bank"}
 _INITIAL = re.compile(r"(?:[A-Z]|St|ST|Mt|Ft)\.")  # "Kenneth M. Bate", "The St. Paul …"
 _SUFFIX = re.compile(
-    r"(?i),\s*(?:Inc|Ltd|LLC|L\.L\.C|Corp|Co|GmbH|AG|S\.A|B\.V|N\.V|plc|LLP|LP|L\.P|Limited)\b\.?"
+    r"(?i),\s*(?:Inc|Ltd|LLC|L\.L\.C|Corp|Co|GmbH|AG|S\.A|SA|S\.L|B\.V|N\.V|plc|LLP|LP|L\.P|Limited"
+    r"|S\.p\.A|SpA|Pty\s+Ltd|Pte\s+Ltd)\b\.?"
 )
 _ROLE = re.compile(
     r"\((?:[^()]{0,200}?[\s,])??(?:the\s+)?[\"“'‘](?P<r>[^\"”'’]{1,40})[\"”'’]\s*"
