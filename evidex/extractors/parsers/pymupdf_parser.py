@@ -35,6 +35,7 @@ where the table stands (:mod:`.tables`).
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import math
 import re
@@ -331,8 +332,11 @@ class _Page:
                     rows = self._char_rows(raw[b]["lines"][n], page_no)
                 if rows:
                     lines.append(rows)
-            order = _in_rows(list(range(len(lines))), [_union(r) for r in lines])
-            out += [[lines[i] for i in order]] if lines else []
+            if len(lines) > 1:
+                order = _in_rows(list(range(len(lines))), [_union(r) for r in lines])
+                lines = [lines[i] for i in order]
+            if lines:
+                out.append(lines)
         self._built = out
         return out
 
@@ -342,34 +346,49 @@ class _Page:
         """A line as one row built from MuPDF's words; None when that would not be exact: its
         spans differ in visibility, a span reaches past the page, or MuPDF's words are not the
         line's whitespace-separated pieces (characters then decide, :meth:`_char_rows`)."""
-        text, reasons, size = "", set(), 0.0
-        for span in line["spans"]:
-            text += span["text"]
-            if span["text"].isspace() or not span["text"]:
+        spans = line["spans"]
+        reason: str | None = None
+        size = 0.0
+        width, height = self.width, self.height
+        for span in spans:
+            piece = span["text"]
+            if not piece or piece.isspace():
                 continue
-            x0, y0, x1, y1 = self._show(span["bbox"])
-            if not (x0 >= 0 and y0 >= 0 and x1 <= self.width and y1 <= self.height):
+            x0, y0, x1, y1 = self._show(span["bbox"]) if self.rotation else span["bbox"]
+            if not (x0 >= 0 and y0 >= 0 and x1 <= width and y1 <= height):
                 return None
-            reasons.add(self._span_reason(span))
+            found = self._span_reason(span)
+            if reason is None:
+                reason = found
+            elif found != reason:
+                return None
             size = max(size, float(span["size"]))
-        body = text.strip()
+        body = "".join([span["text"] for span in spans]).strip()
         if not body:
             return []
-        if len(reasons) != 1 or len(words) != len(pieces := _PIECE.findall(body)):
+        if reason is None or [w[4] for w in words] != body.split():
             return None
-        if any(w[4] != piece for w, piece in zip(words, pieces, strict=True)):
-            return None
-        boxes = [self._show(w[:4]) for w in words]
-        pos, found = 0, []
-        for piece, box in zip(pieces, boxes, strict=True):
-            pos = body.index(piece, pos)
-            found.append((pos, pos + len(piece), *box))
-            pos += len(piece)
-        x0, y0, x1, y1 = _union_boxes(boxes)
-        reason = reasons.pop()
-        row = {"page": page_no, "text": body, "x0": x0, "y0": y0, "x1": x1, "y1": y1}
-        row |= {"font_size": size, "visible": not reason, "hidden_reason": reason}
-        return [row | {"words": found}]
+        if self.rotation:
+            words = [(*self._show(w[:4]), w[4]) for w in words]
+        places = [m.span() for m in _PIECE.finditer(body)]
+        boxed: list[Word] = [
+            (start, end, float(w[0]), float(w[1]), float(w[2]), float(w[3]))
+            for (start, end), w in zip(places, words, strict=True)
+        ]
+        _, _, x0s, y0s, x1s, y1s = zip(*boxed, strict=True)
+        row = {
+            "page": page_no,
+            "text": body,
+            "x0": min(x0s),
+            "y0": min(y0s),
+            "x1": max(x1s),
+            "y1": max(y1s),
+            "font_size": size,
+            "visible": not reason,
+            "hidden_reason": reason,
+            "words": boxed,
+        }
+        return [row]
 
     def _char_rows(self, line: dict[str, Any], page_no: int) -> list[dict[str, Any]]:
         runs: list[tuple[str, list[_Char]]] = []
@@ -408,22 +427,20 @@ class _Page:
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         if span.get("alpha", 255) == 0 and not self._on_image(cx, cy):
             return CLIPPED
-        under = [f for f in self.fills if _inside(cx, cy, f[0])]
-        origin = span["chars"][0]["origin"] if "chars" in span else span["origin"]
-        if not under:
-            seq: float = 0
-        elif all(f[3] < self.first_other for f in under):
-            seq = math.inf  # every fill beneath was drawn before any text: no trace needed
-        else:
-            seq = self._seqno.get(_key(origin), math.inf)
-        if any(s > seq and opacity >= 0.99 for _, _, opacity, s in under):
-            return CLIPPED
-        background = next(
-            (c for _, c, opacity, s in reversed(under) if s < seq and opacity >= 0.5), _WHITE
-        )
-        colour = int(span["color"])
-        text = ((colour >> 16 & 255) / 255, (colour >> 8 & 255) / 255, (colour & 255) / 255)
-        same = max(abs(a - b) for a, b in zip(text, background, strict=True)) < _SAME_COLOUR
+        under = [f for f in self.fills if f[0][0] <= cx <= f[0][2] and f[0][1] <= cy <= f[0][3]]
+        background = _WHITE
+        if under:
+            if all(f[3] < self.first_other for f in under):
+                seq: float = math.inf  # every fill beneath was drawn before any text: no trace
+            else:
+                origin = span["chars"][0]["origin"] if "chars" in span else span["origin"]
+                seq = self._seqno.get(_key(origin), math.inf)
+            if any(s > seq and opacity >= 0.99 for _, _, opacity, s in under):
+                return CLIPPED
+            background = next(
+                (c for _, c, opacity, s in reversed(under) if s < seq and opacity >= 0.5), _WHITE
+            )
+        same = _same_colour(int(span["color"]), background)
         return COLOUR if same and not self._on_image(cx, cy) else ""
 
     def _on_image(self, x: float, y: float) -> bool:
@@ -433,6 +450,14 @@ class _Page:
         if not self.rotation:
             return _box(bbox)
         return _box(_mupdf.Rect(bbox) * self.matrix)
+
+
+@functools.lru_cache(maxsize=256)
+def _same_colour(colour: int, background: RGB) -> bool:
+    """Whether an sRGB integer colour is within :data:`_SAME_COLOUR` of ``background`` (each
+    channel)."""
+    text = ((colour >> 16 & 255) / 255, (colour >> 8 & 255) / 255, (colour & 255) / 255)
+    return max(abs(a - b) for a, b in zip(text, background, strict=True)) < _SAME_COLOUR
 
 
 def _row(chars: list[_Char], reason: str, page_no: int) -> dict[str, Any] | None:
