@@ -37,7 +37,9 @@ from __future__ import annotations
 import bisect
 import functools
 import hashlib
+import itertools
 import math
+import operator
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -96,8 +98,8 @@ OFF_PAGE, TINY = "outside the page", "near-zero font size"
 COLOUR, CLIPPED = "white or background-coloured text", "clipped/hidden"
 TableMode = Literal["words", "layout", "off"]
 TABLE_MODES: tuple[TableMode, ...] = ("words", "layout", "off")
-_RULE = 2.0  # a path this thin (pt) is a ruling line
 _PIECE = re.compile(r"\S+")
+_BLOCK_LINE = operator.itemgetter(5, 6)  # an extractWORDS row's block and line numbers
 _SNIFF = {b"\x89PNG": "a PNG image", b"\xff\xd8": "a JPEG image", b"PK\x03\x04": "a ZIP/DOCX file"}
 
 
@@ -137,14 +139,13 @@ class PyMuPDFParser:
                         f"{filename}: page {number} of the PDF cannot be read ({exc}); the file is "
                         "damaged: re-export or re-download it and try again"
                     ) from exc
-                found = page.rows(number)
                 grids: list[Grid] = []
                 if self.tables == "words":
                     grids = grids_from_words(page.line_blocks(number))
-                elif self.tables == "layout" and worth_looking(found):
+                elif self.tables == "layout" and worth_looking(page.rows(number)):
                     grids = find_grids(pdf_page, page._show)
+                found = page.rows(number, grids, tables)
                 if grids:
-                    found = page.rows(number, grids, tables)
                     tables += len({r["table"] for r in found if r.get("table", -1) >= 0})
                 rows.extend(found)
                 facts = (number, page.width, page.height, page.rotation, self.name, bool(found))
@@ -216,7 +217,6 @@ class _Page:
     blocks: list[dict[str, Any]]
     words: dict[tuple[int, int], list[tuple[Any, ...]]]  # (block, line) -> extractWORDS rows
     fills: list[tuple[Box, RGB, float, int]]  # filled paths: rect, colour, opacity, seqno
-    rules: list[Box]  # thin filled or stroked horizontal/vertical paths (table ruling lines)
     scissors: list[Box]  # clip rectangles
     # The first drawing sequence number that is not a path or clip: text (or an image or a
     # shading) may have been drawn there, so a fill numbered below it lies under all text.
@@ -232,10 +232,9 @@ class _Page:
         textpage = page.get_textpage(clip=_mupdf.INFINITE_RECT(), flags=_FLAGS)
         blocks = [b for b in textpage.extractDICT(cb=None)["blocks"] if b.get("type", 0) == 0]
         words: dict[tuple[int, int], list[tuple[Any, ...]]] = {}
-        for w in textpage.extractWORDS():
-            words.setdefault((w[5], w[6]), []).append(w)
+        for key, group in itertools.groupby(textpage.extractWORDS(), _BLOCK_LINE):
+            words.setdefault(key, []).extend(group)
         fills: list[tuple[Box, RGB, float, int]] = []
-        rules: list[Box] = []
         scissors: list[Box] = []
         drawings = _optional(lambda: page.get_cdrawings(extended=True), [])
         numbers = sorted(d["seqno"] for d in drawings if "seqno" in d)
@@ -245,22 +244,17 @@ class _Page:
                 if _clips_text(at, drawings, numbers):
                     scissors.append(_box(d["scissor"]))
                 continue
-            if kind not in ("f", "s", "fs") or "rect" not in d:
-                continue
-            rect = _box(d["rect"])
-            if d.get("fill") is not None:
+            if kind in ("f", "s", "fs") and "rect" in d and d.get("fill") is not None:
+                rect = _box(d["rect"])
                 fills.append(
                     (rect, _rgb(d["fill"]), float(d.get("fill_opacity") or 1.0), d["seqno"])
                 )
-            if min(rect[2] - rect[0], rect[3] - rect[1]) <= _RULE:
-                rules.append(rect)
         return cls(
             page,
             textpage,
             blocks,
             words,
             fills,
-            rules,
             scissors,
             _first_gap(set(numbers)),
             page.rotation_matrix,
@@ -278,8 +272,13 @@ class _Page:
         """Origins of characters kept by MuPDF's clip test; None: every character is kept. Run
         only where a clip rectangle leaves some text outside it (a glyph is dropped only when it
         lies entirely outside the clip in force), and then keyed only if the texts differ."""
+        if not self.scissors:
+            return None
         spans = [s["bbox"] for b in self.blocks for ln in b["lines"] for s in ln["spans"]]
-        if not any(not _within(s, c) for c in self.scissors for s in spans):
+        if not spans:
+            return None
+        text = _union_boxes(spans)  # inside a clip rectangle: so is every span
+        if all(_within(text, c) for c in self.scissors):
             return None
         flags = _FLAGS | pymupdf.TEXT_CLIP
         clipped = self.pdf_page.get_textpage(clip=_mupdf.INFINITE_RECT(), flags=flags)
@@ -370,10 +369,9 @@ class _Page:
             return None
         if self.rotation:
             words = [(*self._show(w[:4]), w[4]) for w in words]
-        places = [m.span() for m in _PIECE.finditer(body)]
+        # extractWORDS reports Python floats: a word is its character range and its box
         boxed: list[Word] = [
-            (start, end, float(w[0]), float(w[1]), float(w[2]), float(w[3]))
-            for (start, end), w in zip(places, words, strict=True)
+            m.span() + w[:4] for m, w in zip(_PIECE.finditer(body), words, strict=True)
         ]
         _, _, x0s, y0s, x1s, y1s = zip(*boxed, strict=True)
         row = {
