@@ -268,10 +268,11 @@ class _Page:
         return [_box(i["bbox"]) for i in _optional(self.pdf_page.get_image_info, [])]
 
     @cached_property
-    def shown(self) -> set[tuple[float, float]] | None:
-        """Origins of characters kept by MuPDF's clip test; None: every character is kept. Run
-        only where a clip rectangle leaves some text outside it (a glyph is dropped only when it
-        lies entirely outside the clip in force), and then keyed only if the texts differ."""
+    def clipped(self) -> Any:
+        """The page's text page under MuPDF's clip-path test (``TEXT_CLIP``); None where that
+        drops nothing. Run only where a clip rectangle leaves some text outside it (a glyph is
+        dropped only when it lies entirely outside the clip in force), and then kept only if the
+        texts differ."""
         if not self.scissors:
             return None
         spans = [s["bbox"] for b in self.blocks for ln in b["lines"] for s in ln["spans"]]
@@ -284,9 +285,22 @@ class _Page:
         clipped = self.pdf_page.get_textpage(clip=_mupdf.INFINITE_RECT(), flags=flags)
         if clipped.extractText() == self.textpage.extractText():
             return None
+        return clipped
+
+    @cached_property
+    def kept_words(self) -> set[tuple[Any, ...]]:
+        """MuPDF's words (text and box) on the clipped text page: a line whose words are all
+        here lost no character to the clip test."""
+        return {w[:5] for w in self.clipped.extractWORDS()}
+
+    @cached_property
+    def shown(self) -> set[tuple[float, float]] | None:
+        """Origins of characters kept by MuPDF's clip test; None: every character is kept."""
+        if self.clipped is None:
+            return None
         return {
             _key(ch["origin"])
-            for b in clipped.extractRAWDICT(cb=None)["blocks"]
+            for b in self.clipped.extractRAWDICT(cb=None)["blocks"]
             for ln in b["lines"]
             for s in ln["spans"]
             for ch in s["chars"]
@@ -303,7 +317,7 @@ class _Page:
             blocks, table_boxes = fold_tables(blocks, grids, first_table)
         order = _reading_order(
             [
-                tb or _union([r for ln in b for r in ln])
+                tb or (_row_box(b[0][0]) if len(b) == 1 and len(b[0]) == 1 else _block_box(b))
                 for b, tb in zip(blocks, table_boxes, strict=True)
             ],
             [tb is not None or len(b) > 1 for b, tb in zip(blocks, table_boxes, strict=True)],
@@ -316,13 +330,17 @@ class _Page:
         if self._built is not None:
             return self._built
         out: list[list[list[dict[str, Any]]]] = []
-        by_words = self.shown is None
-        raw = None if by_words else self.textpage.extractRAWDICT(cb=None)["blocks"]
+        raw = None
+        words, word_rows = self.words, self._word_rows
+        kept = None if self.clipped is None else self.kept_words
         for b, block in enumerate(self.blocks):
             lines: list[list[dict[str, Any]]] = []
             for n, line in enumerate(block["lines"]):
+                found = words.get((b, n), [])
                 rows = (
-                    self._word_rows(line, self.words.get((b, n), []), page_no) if by_words else None
+                    word_rows(line, found, page_no)
+                    if kept is None or all(w[:5] in kept for w in found)
+                    else None
                 )
                 if rows is None and raw is None:
                     raw = self.textpage.extractRAWDICT(cb=None)["blocks"]
@@ -332,7 +350,8 @@ class _Page:
                 if rows:
                     lines.append(rows)
             if len(lines) > 1:
-                order = _in_rows(list(range(len(lines))), [_union(r) for r in lines])
+                boxes = [_union(r) if len(r) > 1 else _row_box(r[0]) for r in lines]
+                order = _in_rows(list(range(len(lines))), boxes)
                 lines = [lines[i] for i in order]
             if lines:
                 out.append(lines)
@@ -365,15 +384,17 @@ class _Page:
         body = "".join([span["text"] for span in spans]).strip()
         if not body:
             return []
-        if reason is None or [w[4] for w in words] != body.split():
+        if reason is None or not words:
             return None
         if self.rotation:
             words = [(*self._show(w[:4]), w[4]) for w in words]
+        x0s, y0s, x1s, y1s, texts, *_ = zip(*words, strict=True)
+        if texts != tuple(body.split()):
+            return None
         # extractWORDS reports Python floats: a word is its character range and its box
         boxed: list[Word] = [
             m.span() + w[:4] for m, w in zip(_PIECE.finditer(body), words, strict=True)
         ]
-        _, _, x0s, y0s, x1s, y1s = zip(*boxed, strict=True)
         row = {
             "page": page_no,
             "text": body,
@@ -541,6 +562,14 @@ def _in_rows(ids: list[int], boxes: Sequence[Box]) -> list[int]:
         else:
             rows.append([i])
     return [i for row in rows for i in sorted(row, key=lambda i: (boxes[i][0], i))]
+
+
+def _row_box(row: dict[str, Any]) -> Box:
+    return (row["x0"], row["y0"], row["x1"], row["y1"])
+
+
+def _block_box(block: list[list[dict[str, Any]]]) -> Box:
+    return _union([r for line in block for r in line])
 
 
 def _union(rows: Sequence[dict[str, Any]]) -> Box:
