@@ -210,7 +210,8 @@ class _Char:
 class _Page:
     """What one page offers, read from PyMuPDF (boxes still unrotated). One text page and one
     pass over the drawings; images, draw order and the clip test are read only when a span needs
-    them, and characters only on a page whose lines words cannot describe (:meth:`rows`)."""
+    them, and characters only for the lines words cannot describe (:meth:`line_blocks`): a line
+    that reaches past the page, mixes visibilities or loses glyphs to the clip test."""
 
     pdf_page: Any
     textpage: Any
