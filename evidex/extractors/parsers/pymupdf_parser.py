@@ -222,7 +222,7 @@ class _Page:
     # The first drawing sequence number that is not a path or clip: text (or an image or a
     # shading) may have been drawn there, so a fill numbered below it lies under all text.
     first_other: int
-    matrix: Any
+    matrix: Any  # unrotated -> displayed page; None on an unrotated page
     rotation: int
     width: float
     height: float
@@ -250,6 +250,7 @@ class _Page:
                 fills.append(
                     (rect, _rgb(d["fill"]), float(d.get("fill_opacity") or 1.0), d["seqno"])
                 )
+        rotation, shown = int(page.rotation), page.rect  # each a few calls into MuPDF
         return cls(
             page,
             textpage,
@@ -258,10 +259,10 @@ class _Page:
             fills,
             scissors,
             _first_gap(set(numbers)),
-            page.rotation_matrix,
-            int(page.rotation),
-            float(page.rect.width),
-            float(page.rect.height),
+            page.rotation_matrix if rotation else None,
+            rotation,
+            float(shown.width),
+            float(shown.height),
         )
 
     @cached_property
