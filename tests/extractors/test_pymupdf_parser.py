@@ -316,6 +316,37 @@ def test_text_outside_a_clip_path_is_hidden() -> None:
     assert row(lines, "Clipped away")["hidden_reason"] == CLIPPED
 
 
+def _cut_line_page() -> bytes:
+    """A page whose clip path cuts one line in two; another line lies inside the clip."""
+    doc = mu.open()
+    page = doc.new_page()
+    page.insert_text((72, 40), "Top line outside the clip")
+    xref = page.get_contents()[0]
+    extra = (
+        b"\nq 50 500 150 300 re W n BT /helv 12 Tf 72 700 Td (Other line inside) Tj ET "
+        b"BT /helv 12 Tf 72 600 Td (Shown part then hidden words beyond) Tj ET Q\n"
+    )
+    doc.update_stream(xref, doc.xref_stream(xref) + extra)
+    return doc.tobytes()
+
+
+def test_a_line_cut_by_a_clip_path_is_hidden_only_past_the_cut(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a page where the clip test drops text, lines it leaves whole are read from words and
+    the cut line from characters; forcing every line through characters gives the same table."""
+    data = _cut_line_page()
+    lines = parse(data).lines
+    assert row(lines, "Top line outside the clip")["visible"]
+    assert row(lines, "Other line inside")["visible"]
+    shown = lines[lines["text"].str.startswith("Shown part")].iloc[0]
+    hidden = lines[lines["text"].str.endswith("beyond")].iloc[0]
+    assert shown["visible"] and "beyond" not in shown["text"]
+    assert hidden["hidden_reason"] == CLIPPED and "Shown" not in hidden["text"]
+    monkeypatch.setattr(pymupdf_parser._Page, "_word_rows", lambda *_: None)
+    pd.testing.assert_frame_equal(lines, parse(data).lines, check_exact=True)
+
+
 def test_rotated_page_boxes_are_in_displayed_space() -> None:
     def page(p: Any) -> None:
         p.set_rotation(90)

@@ -35,8 +35,11 @@ where the table stands (:mod:`.tables`).
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
+import itertools
 import math
+import operator
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -95,8 +98,8 @@ OFF_PAGE, TINY = "outside the page", "near-zero font size"
 COLOUR, CLIPPED = "white or background-coloured text", "clipped/hidden"
 TableMode = Literal["words", "layout", "off"]
 TABLE_MODES: tuple[TableMode, ...] = ("words", "layout", "off")
-_RULE = 2.0  # a path this thin (pt) is a ruling line
 _PIECE = re.compile(r"\S+")
+_BLOCK_LINE = operator.itemgetter(5, 6)  # an extractWORDS row's block and line numbers
 _SNIFF = {b"\x89PNG": "a PNG image", b"\xff\xd8": "a JPEG image", b"PK\x03\x04": "a ZIP/DOCX file"}
 
 
@@ -136,14 +139,13 @@ class PyMuPDFParser:
                         f"{filename}: page {number} of the PDF cannot be read ({exc}); the file is "
                         "damaged: re-export or re-download it and try again"
                     ) from exc
-                found = page.rows(number)
                 grids: list[Grid] = []
                 if self.tables == "words":
                     grids = grids_from_words(page.line_blocks(number))
-                elif self.tables == "layout" and worth_looking(found):
+                elif self.tables == "layout" and worth_looking(page.rows(number)):
                     grids = find_grids(pdf_page, page._show)
+                found = page.rows(number, grids, tables)
                 if grids:
-                    found = page.rows(number, grids, tables)
                     tables += len({r["table"] for r in found if r.get("table", -1) >= 0})
                 rows.extend(found)
                 facts = (number, page.width, page.height, page.rotation, self.name, bool(found))
@@ -208,19 +210,19 @@ class _Char:
 class _Page:
     """What one page offers, read from PyMuPDF (boxes still unrotated). One text page and one
     pass over the drawings; images, draw order and the clip test are read only when a span needs
-    them, and characters only on a page whose lines words cannot describe (:meth:`rows`)."""
+    them, and characters only for the lines words cannot describe (:meth:`line_blocks`): a line
+    that reaches past the page, mixes visibilities or loses glyphs to the clip test."""
 
     pdf_page: Any
     textpage: Any
     blocks: list[dict[str, Any]]
     words: dict[tuple[int, int], list[tuple[Any, ...]]]  # (block, line) -> extractWORDS rows
     fills: list[tuple[Box, RGB, float, int]]  # filled paths: rect, colour, opacity, seqno
-    rules: list[Box]  # thin filled or stroked horizontal/vertical paths (table ruling lines)
     scissors: list[Box]  # clip rectangles
     # The first drawing sequence number that is not a path or clip: text (or an image or a
     # shading) may have been drawn there, so a fill numbered below it lies under all text.
     first_other: int
-    matrix: Any
+    matrix: Any  # unrotated -> displayed page; None on an unrotated page
     rotation: int
     width: float
     height: float
@@ -231,10 +233,9 @@ class _Page:
         textpage = page.get_textpage(clip=_mupdf.INFINITE_RECT(), flags=_FLAGS)
         blocks = [b for b in textpage.extractDICT(cb=None)["blocks"] if b.get("type", 0) == 0]
         words: dict[tuple[int, int], list[tuple[Any, ...]]] = {}
-        for w in textpage.extractWORDS():
-            words.setdefault((w[5], w[6]), []).append(w)
+        for key, group in itertools.groupby(textpage.extractWORDS(), _BLOCK_LINE):
+            words.setdefault(key, []).extend(group)
         fills: list[tuple[Box, RGB, float, int]] = []
-        rules: list[Box] = []
         scissors: list[Box] = []
         drawings = _optional(lambda: page.get_cdrawings(extended=True), [])
         numbers = sorted(d["seqno"] for d in drawings if "seqno" in d)
@@ -244,28 +245,24 @@ class _Page:
                 if _clips_text(at, drawings, numbers):
                     scissors.append(_box(d["scissor"]))
                 continue
-            if kind not in ("f", "s", "fs") or "rect" not in d:
-                continue
-            rect = _box(d["rect"])
-            if d.get("fill") is not None:
+            if kind in ("f", "s", "fs") and "rect" in d and d.get("fill") is not None:
+                rect = _box(d["rect"])
                 fills.append(
                     (rect, _rgb(d["fill"]), float(d.get("fill_opacity") or 1.0), d["seqno"])
                 )
-            if min(rect[2] - rect[0], rect[3] - rect[1]) <= _RULE:
-                rules.append(rect)
+        rotation, shown = int(page.rotation), page.rect  # each a few calls into MuPDF
         return cls(
             page,
             textpage,
             blocks,
             words,
             fills,
-            rules,
             scissors,
             _first_gap(set(numbers)),
-            page.rotation_matrix,
-            int(page.rotation),
-            float(page.rect.width),
-            float(page.rect.height),
+            page.rotation_matrix if rotation else None,
+            rotation,
+            float(shown.width),
+            float(shown.height),
         )
 
     @cached_property
@@ -273,20 +270,39 @@ class _Page:
         return [_box(i["bbox"]) for i in _optional(self.pdf_page.get_image_info, [])]
 
     @cached_property
-    def shown(self) -> set[tuple[float, float]] | None:
-        """Origins of characters kept by MuPDF's clip test; None: every character is kept. Run
-        only where a clip rectangle leaves some text outside it (a glyph is dropped only when it
-        lies entirely outside the clip in force), and then keyed only if the texts differ."""
+    def clipped(self) -> Any:
+        """The page's text page under MuPDF's clip-path test (``TEXT_CLIP``); None where that
+        drops nothing. Run only where a clip rectangle leaves some text outside it (a glyph is
+        dropped only when it lies entirely outside the clip in force), and then kept only if the
+        texts differ."""
+        if not self.scissors:
+            return None
         spans = [s["bbox"] for b in self.blocks for ln in b["lines"] for s in ln["spans"]]
-        if not any(not _within(s, c) for c in self.scissors for s in spans):
+        if not spans:
+            return None
+        text = _union_boxes(spans)  # inside a clip rectangle: so is every span
+        if all(_within(text, c) for c in self.scissors):
             return None
         flags = _FLAGS | pymupdf.TEXT_CLIP
         clipped = self.pdf_page.get_textpage(clip=_mupdf.INFINITE_RECT(), flags=flags)
         if clipped.extractText() == self.textpage.extractText():
             return None
+        return clipped
+
+    @cached_property
+    def kept_words(self) -> set[tuple[Any, ...]]:
+        """MuPDF's words (text and box) on the clipped text page: a line whose words are all
+        here lost no character to the clip test."""
+        return {w[:5] for w in self.clipped.extractWORDS()}
+
+    @cached_property
+    def shown(self) -> set[tuple[float, float]] | None:
+        """Origins of characters kept by MuPDF's clip test; None: every character is kept."""
+        if self.clipped is None:
+            return None
         return {
             _key(ch["origin"])
-            for b in clipped.extractRAWDICT(cb=None)["blocks"]
+            for b in self.clipped.extractRAWDICT(cb=None)["blocks"]
             for ln in b["lines"]
             for s in ln["spans"]
             for ch in s["chars"]
@@ -303,7 +319,7 @@ class _Page:
             blocks, table_boxes = fold_tables(blocks, grids, first_table)
         order = _reading_order(
             [
-                tb or _union([r for ln in b for r in ln])
+                tb or (_row_box(b[0][0]) if len(b) == 1 and len(b[0]) == 1 else _block_box(b))
                 for b, tb in zip(blocks, table_boxes, strict=True)
             ],
             [tb is not None or len(b) > 1 for b, tb in zip(blocks, table_boxes, strict=True)],
@@ -316,13 +332,17 @@ class _Page:
         if self._built is not None:
             return self._built
         out: list[list[list[dict[str, Any]]]] = []
-        by_words = self.shown is None
-        raw = None if by_words else self.textpage.extractRAWDICT(cb=None)["blocks"]
+        raw = None
+        words, word_rows = self.words, self._word_rows
+        kept = None if self.clipped is None else self.kept_words
         for b, block in enumerate(self.blocks):
             lines: list[list[dict[str, Any]]] = []
             for n, line in enumerate(block["lines"]):
+                found = words.get((b, n), [])
                 rows = (
-                    self._word_rows(line, self.words.get((b, n), []), page_no) if by_words else None
+                    word_rows(line, found, page_no)
+                    if kept is None or all(w[:5] in kept for w in found)
+                    else None
                 )
                 if rows is None and raw is None:
                     raw = self.textpage.extractRAWDICT(cb=None)["blocks"]
@@ -331,8 +351,12 @@ class _Page:
                     rows = self._char_rows(raw[b]["lines"][n], page_no)
                 if rows:
                     lines.append(rows)
-            order = _in_rows(list(range(len(lines))), [_union(r) for r in lines])
-            out += [[lines[i] for i in order]] if lines else []
+            if len(lines) > 1:
+                boxes = [_union(r) if len(r) > 1 else _row_box(r[0]) for r in lines]
+                order = _in_rows(list(range(len(lines))), boxes)
+                lines = [lines[i] for i in order]
+            if lines:
+                out.append(lines)
         self._built = out
         return out
 
@@ -342,34 +366,50 @@ class _Page:
         """A line as one row built from MuPDF's words; None when that would not be exact: its
         spans differ in visibility, a span reaches past the page, or MuPDF's words are not the
         line's whitespace-separated pieces (characters then decide, :meth:`_char_rows`)."""
-        text, reasons, size = "", set(), 0.0
-        for span in line["spans"]:
-            text += span["text"]
-            if span["text"].isspace() or not span["text"]:
+        spans = line["spans"]
+        reason: str | None = None
+        size = 0.0
+        width, height = self.width, self.height
+        for span in spans:
+            piece = span["text"]
+            if not piece or piece.isspace():
                 continue
-            x0, y0, x1, y1 = self._show(span["bbox"])
-            if not (x0 >= 0 and y0 >= 0 and x1 <= self.width and y1 <= self.height):
+            x0, y0, x1, y1 = self._show(span["bbox"]) if self.rotation else span["bbox"]
+            if not (x0 >= 0 and y0 >= 0 and x1 <= width and y1 <= height):
                 return None
-            reasons.add(self._span_reason(span))
+            found = self._span_reason(span)
+            if reason is None:
+                reason = found
+            elif found != reason:
+                return None
             size = max(size, float(span["size"]))
-        body = text.strip()
+        body = "".join([span["text"] for span in spans]).strip()
         if not body:
             return []
-        if len(reasons) != 1 or len(words) != len(pieces := _PIECE.findall(body)):
+        if reason is None or not words:
             return None
-        if any(w[4] != piece for w, piece in zip(words, pieces, strict=True)):
+        if self.rotation:
+            words = [(*self._show(w[:4]), w[4]) for w in words]
+        x0s, y0s, x1s, y1s, texts, *_ = zip(*words, strict=True)
+        if texts != tuple(body.split()):
             return None
-        boxes = [self._show(w[:4]) for w in words]
-        pos, found = 0, []
-        for piece, box in zip(pieces, boxes, strict=True):
-            pos = body.index(piece, pos)
-            found.append((pos, pos + len(piece), *box))
-            pos += len(piece)
-        x0, y0, x1, y1 = _union_boxes(boxes)
-        reason = reasons.pop()
-        row = {"page": page_no, "text": body, "x0": x0, "y0": y0, "x1": x1, "y1": y1}
-        row |= {"font_size": size, "visible": not reason, "hidden_reason": reason}
-        return [row | {"words": found}]
+        # extractWORDS reports Python floats: a word is its character range and its box
+        boxed: list[Word] = [
+            m.span() + w[:4] for m, w in zip(_PIECE.finditer(body), words, strict=True)
+        ]
+        row = {
+            "page": page_no,
+            "text": body,
+            "x0": min(x0s),
+            "y0": min(y0s),
+            "x1": max(x1s),
+            "y1": max(y1s),
+            "font_size": size,
+            "visible": not reason,
+            "hidden_reason": reason,
+            "words": boxed,
+        }
+        return [row]
 
     def _char_rows(self, line: dict[str, Any], page_no: int) -> list[dict[str, Any]]:
         runs: list[tuple[str, list[_Char]]] = []
@@ -408,22 +448,20 @@ class _Page:
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         if span.get("alpha", 255) == 0 and not self._on_image(cx, cy):
             return CLIPPED
-        under = [f for f in self.fills if _inside(cx, cy, f[0])]
-        origin = span["chars"][0]["origin"] if "chars" in span else span["origin"]
-        if not under:
-            seq: float = 0
-        elif all(f[3] < self.first_other for f in under):
-            seq = math.inf  # every fill beneath was drawn before any text: no trace needed
-        else:
-            seq = self._seqno.get(_key(origin), math.inf)
-        if any(s > seq and opacity >= 0.99 for _, _, opacity, s in under):
-            return CLIPPED
-        background = next(
-            (c for _, c, opacity, s in reversed(under) if s < seq and opacity >= 0.5), _WHITE
-        )
-        colour = int(span["color"])
-        text = ((colour >> 16 & 255) / 255, (colour >> 8 & 255) / 255, (colour & 255) / 255)
-        same = max(abs(a - b) for a, b in zip(text, background, strict=True)) < _SAME_COLOUR
+        under = [f for f in self.fills if f[0][0] <= cx <= f[0][2] and f[0][1] <= cy <= f[0][3]]
+        background = _WHITE
+        if under:
+            if all(f[3] < self.first_other for f in under):
+                seq: float = math.inf  # every fill beneath was drawn before any text: no trace
+            else:
+                origin = span["chars"][0]["origin"] if "chars" in span else span["origin"]
+                seq = self._seqno.get(_key(origin), math.inf)
+            if any(s > seq and opacity >= 0.99 for _, _, opacity, s in under):
+                return CLIPPED
+            background = next(
+                (c for _, c, opacity, s in reversed(under) if s < seq and opacity >= 0.5), _WHITE
+            )
+        same = _same_colour(int(span["color"]), background)
         return COLOUR if same and not self._on_image(cx, cy) else ""
 
     def _on_image(self, x: float, y: float) -> bool:
@@ -433,6 +471,14 @@ class _Page:
         if not self.rotation:
             return _box(bbox)
         return _box(_mupdf.Rect(bbox) * self.matrix)
+
+
+@functools.lru_cache(maxsize=256)
+def _same_colour(colour: int, background: RGB) -> bool:
+    """Whether an sRGB integer colour is within :data:`_SAME_COLOUR` of ``background`` (each
+    channel)."""
+    text = ((colour >> 16 & 255) / 255, (colour >> 8 & 255) / 255, (colour & 255) / 255)
+    return max(abs(a - b) for a, b in zip(text, background, strict=True)) < _SAME_COLOUR
 
 
 def _row(chars: list[_Char], reason: str, page_no: int) -> dict[str, Any] | None:
@@ -518,6 +564,14 @@ def _in_rows(ids: list[int], boxes: Sequence[Box]) -> list[int]:
         else:
             rows.append([i])
     return [i for row in rows for i in sorted(row, key=lambda i: (boxes[i][0], i))]
+
+
+def _row_box(row: dict[str, Any]) -> Box:
+    return (row["x0"], row["y0"], row["x1"], row["y1"])
+
+
+def _block_box(block: list[list[dict[str, Any]]]) -> Box:
+    return _union([r for line in block for r in line])
 
 
 def _union(rows: Sequence[dict[str, Any]]) -> Box:
