@@ -31,6 +31,7 @@ import json
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -187,6 +188,32 @@ def extract_one(
     return _row_of(row, result)
 
 
+class _CtrlC:
+    """Ctrl-C, remembered: its KeyboardInterrupt can land where Python only reports it and goes
+    on (in an object's ``__del__``), so the batch also stops at the next document it finishes."""
+
+    def __init__(self) -> None:
+        self.pressed = False
+        self._before: Any = None
+
+    def __enter__(self) -> _CtrlC:
+        if threading.current_thread() is threading.main_thread():
+            self._before = signal.signal(signal.SIGINT, self._press)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._before is not None:
+            signal.signal(signal.SIGINT, self._before)
+
+    def _press(self, signum: int, frame: Any) -> None:
+        self.pressed = True
+        raise KeyboardInterrupt
+
+    def check(self) -> None:
+        if self.pressed:
+            raise KeyboardInterrupt
+
+
 def _ignore_sigint() -> None:
     """Pool process initializer: Ctrl-C is the parent's to handle (it stops the pool)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -274,11 +301,13 @@ def _run(
     jobs: int,
     rows: list[Row | None],
     progress: _Progress,
+    ctrl_c: _CtrlC,
 ) -> None:
     if jobs <= 1:
         for index, path, target in todo:
             rows[index] = work(path, target)
             progress.advance(rows[index])  # type: ignore[arg-type]
+            ctrl_c.check()
         return
     pool = ProcessPoolExecutor(
         min(jobs, len(todo)) or 1, mp_context=get_context("spawn"), initializer=_ignore_sigint
@@ -291,6 +320,7 @@ def _run(
             row = future.result()
             rows[futures[future]] = row
             progress.advance(row)
+            ctrl_c.check()
     except BaseException:
         for process in list(pool._processes.values()):  # stop the documents in flight now
             process.kill()
@@ -350,13 +380,15 @@ def run_batch(args: argparse.Namespace, extract_file: ExtractFile) -> int:
     progress = _Progress(len(files))
     interrupted = False
     try:
-        for index, path, target, done in _plan(files, args.out_dir, schema):
-            if done is None:
-                todo.append((index, path, target))
-            else:
-                rows[index] = done
-                progress.advance(done)
-        _run(todo, partial(extract_one, extract_file, args), args.jobs, rows, progress)
+        with _CtrlC() as ctrl_c:
+            for index, path, target, done in _plan(files, args.out_dir, schema):
+                if done is None:
+                    todo.append((index, path, target))
+                else:
+                    rows[index] = done
+                    progress.advance(done)
+            work = partial(extract_one, extract_file, args)
+            _run(todo, work, args.jobs, rows, progress, ctrl_c)
     except KeyboardInterrupt:
         interrupted = True
     finally:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import csv
+import gc
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -15,6 +17,7 @@ import pytest
 from sample_answers import SAMPLES
 
 from evidex import __version__
+from evidex.service import batch
 from evidex.service.batch import expand_inputs, result_names
 from evidex.service.cli import main
 
@@ -167,3 +170,31 @@ def test_ctrl_c_keeps_finished_results_and_a_rerun_finishes(tmp_path: Path) -> N
     assert again.stdout.strip().splitlines()[-1] == (
         f"12 files: 12 succeeded ({len(kept)} already done), 0 failed"
     )
+
+
+class _SignalsInItsFinaliser:
+    """Ctrl-C arriving while Python runs an object's ``__del__``: the KeyboardInterrupt raised
+    there is only reported ("Exception ignored in …"), never seen by the caller."""
+
+    def __del__(self) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the point here
+def test_a_ctrl_c_python_swallows_in_a_finaliser_still_stops_the_batch(tmp_path: Path) -> None:
+    done: list[str] = []
+
+    def work(path: Path, target: Path) -> batch.Row:
+        finaliser = _SignalsInItsFinaliser()
+        del finaliser
+        gc.collect()
+        done.append(path.name)
+        return batch.Row(file=str(path), result=target.name, status="succeeded")
+
+    todo = [(i, tmp_path / f"f{i}.pdf", tmp_path / f"f{i}.json") for i in range(3)]
+    rows: list[batch.Row | None] = [None] * 3
+    with pytest.raises(KeyboardInterrupt), batch._CtrlC() as ctrl_c:
+        batch._run(todo, work, 1, rows, batch._Progress(3), ctrl_c)
+    assert done == ["f0.pdf"]  # the first document's row is kept, the others are not run
+    assert [r.status if r else None for r in rows] == ["succeeded", None, None]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
