@@ -167,7 +167,11 @@ class RedisMetrics:
     def from_url(cls, url: str, prefix: str = "evidex", queue: str = "evidex") -> RedisMetrics:
         import redis
 
-        client = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+        from evidex.workers.redisdriver import driver_info
+
+        client = redis.Redis.from_url(
+            url, socket_timeout=2, socket_connect_timeout=2, driver_info=driver_info()
+        )
         return cls(client, prefix, queue)
 
     def key(self, name: str) -> str:
