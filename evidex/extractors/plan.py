@@ -212,8 +212,8 @@ class Planner:
             ranked, reasons = self._merged_ranking(names) if rank else ([], {})
             choice = choose_pages(costs, ranked, limit - fixed, must=keep, reasons=reasons)
             pages, why = choice.pages, dict(choice.why)
-        lines = self.lines[self.lines["page"].isin(pages)]
         partial = len(pages) < len(all_pages)
+        lines = self.lines[self.lines["page"].isin(pages)] if partial else self.lines
         prompt = build_prompt(
             schema,
             lines,
