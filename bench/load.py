@@ -540,6 +540,7 @@ def serve_api(port: int, queue: str) -> int:
     from evidex.service.settings import ServiceSettings
     from evidex.workers.celery_app import make_celery
     from evidex.workers.factory import make_blob_store, make_job_store
+    from evidex.workers.redisdriver import driver_info
     from evidex.workers.tasks import enqueue_job
 
     settings = ServiceSettings()
@@ -550,7 +551,12 @@ def serve_api(port: int, queue: str) -> int:
         job_store=make_job_store(settings),
         blob_store=make_blob_store(settings),
         enqueue=lambda job_id: enqueue_job(celery, job_id),
-        redis=Redis.from_url(settings.redis_url, socket_timeout=0.5, socket_connect_timeout=0.5),
+        redis=Redis.from_url(
+            settings.redis_url,
+            socket_timeout=0.5,
+            socket_connect_timeout=0.5,
+            driver_info=driver_info(),
+        ),
     )
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
     return 0

@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from evidex import __version__
 from evidex.extractors.completeness import continuation, mark_incomplete
 from evidex.extractors.context import ContextBudget, ContextTooSmall
@@ -157,16 +159,28 @@ class _Session:
                 prompt_tokens=refused.prompt_tokens,
             ) from again
 
-    def _send(self, call: Call) -> dict[str, Any]:
-        pages = self.document.pages
-        sub = ParsedDocument(
+    def _sent(self, call: Call) -> ParsedDocument:
+        """The document as ``call`` sends it: the document itself when it sends all of it
+        (filtering and copying its tables would cost more than the rest of preparing a call)."""
+        document = self.document
+        if (
+            call.lines is document.lines
+            and _numbered(document)
+            and set(call.pages) >= set(document.pages["page"].tolist())
+        ):
+            return document
+        pages = document.pages
+        return ParsedDocument(
             call.lines.reset_index(drop=True),
             pages[pages["page"].isin(call.pages)].reset_index(drop=True),
-            self.document.sha256,
-            self.document.filename,
-            self.document.parser,
-            self.document.media_type,
+            document.sha256,
+            document.filename,
+            document.parser,
+            document.media_type,
         )
+
+    def _send(self, call: Call) -> dict[str, Any]:
+        sub = self._sent(call)
         cap = call.output_tokens if self.budget.limited else None
         request = LLMRequest(call.prompt.system, call.prompt.user, call.schema, sub, cap)
         response = self.llm.complete(request)
@@ -214,6 +228,14 @@ class _Session:
             pages=self.document.page_count,
             pages_sent=len(self.sent_pages),
         )
+
+
+def _numbered(document: ParsedDocument) -> bool:
+    """Whether the document's tables are indexed 0..n-1, as a filtered copy would be."""
+    return all(
+        isinstance(t.index, pd.RangeIndex) and t.index.start == 0 and t.index.step == 1
+        for t in (document.lines, document.pages)
+    )
 
 
 def _list_end(answer: dict[str, Any], name: str) -> tuple[int, int | None, int | None]:

@@ -93,6 +93,7 @@ class Planner:
         self.first_page = min(self.page_chars) if self.page_chars else 1
         self._index: PageIndex | None = None
         self._ranks: dict[str, list[tuple[int, float]]] = {}
+        self._fixed: dict[tuple[str, ...], int] = {}
 
     def ranked(self, unit: Unit) -> list[tuple[int, float]]:
         """``unit``'s pages by relevance, best first (computed when first needed)."""
@@ -105,9 +106,13 @@ class Planner:
     # -- sizes ---------------------------------------------------------------------------------
 
     def fixed_chars(self, names: Sequence[str]) -> int:
-        """Characters of a call's prompt and schema without any line of the document."""
-        schema = sub_schema(self.schema, names)
-        return _fixed_chars(schema, self.lines.iloc[0:0], self.document.filename)
+        """Characters of a call's prompt and schema without any line of the document (built once
+        per group of names: planning asks for the same groups again and again)."""
+        key = tuple(names)
+        if key not in self._fixed:
+            schema = sub_schema(self.schema, names)
+            self._fixed[key] = _fixed_chars(schema, self.lines.iloc[0:0], self.document.filename)
+        return self._fixed[key]
 
     def page_tokens(self, budget: ContextBudget) -> dict[int, int]:
         return {p: budget.tokens(c) for p, c in self.page_chars.items()}
@@ -198,8 +203,8 @@ class Planner:
         schema = sub_schema(self.schema, names)
         limit = budget.prompt_tokens
         costs = self.page_tokens(budget)
-        fixed = self.fixed_tokens(names, budget)
         all_pages = tuple(sorted(costs))
+        fixed = 0 if limit is None else self.fixed_tokens(names, budget)
         if limit is None or fixed + sum(costs.values()) <= limit:
             pages, why = all_pages, {p: "the whole document fits" for p in all_pages}
         else:
@@ -207,8 +212,8 @@ class Planner:
             ranked, reasons = self._merged_ranking(names) if rank else ([], {})
             choice = choose_pages(costs, ranked, limit - fixed, must=keep, reasons=reasons)
             pages, why = choice.pages, dict(choice.why)
-        lines = self.lines[self.lines["page"].isin(pages)]
         partial = len(pages) < len(all_pages)
+        lines = self.lines[self.lines["page"].isin(pages)] if partial else self.lines
         prompt = build_prompt(
             schema,
             lines,
@@ -252,18 +257,19 @@ class Planner:
 
 def _page_chars(lines: pd.DataFrame) -> dict[int, int]:
     """Characters each page adds to a prompt: its visible lines as ``prompt.render_lines`` writes
-    them (three numbers, three tabs, the text), one newline each."""
-    out = {int(p): 0 for p in lines["page"].unique()}
-    visible = lines[lines["visible"]]
-    if len(visible):
-        sizes = (
-            visible["line"].astype(str).str.len()
-            + visible["page"].astype(str).str.len()
-            + visible["line_in_page"].astype(str).str.len()
-            + visible["text"].astype(str).str.len()
-            + 4
-        )
-        per_page = sizes.groupby(visible["page"]).sum()
-        pairs = zip(map(int, per_page.index.tolist()), map(int, per_page.tolist()), strict=True)
-        out.update(dict(pairs))
+    them (three numbers, three tabs, the text), one newline each. Summed in plain Python, as
+    ``render_lines`` joins them (pandas' string operations cost more on any size)."""
+    out = {int(p): 0 for p in lines["page"].unique().tolist()}
+    rows = zip(
+        lines["visible"].tolist(),
+        lines["line"].tolist(),
+        lines["page"].tolist(),
+        lines["line_in_page"].tolist(),
+        lines["text"].tolist(),
+        strict=True,
+    )
+    for visible, line, page, number, text in rows:
+        if visible:
+            size = len(str(line)) + len(str(page)) + len(str(number)) + len(str(text)) + 4
+            out[int(page)] += size
     return dict(sorted(out.items()))

@@ -110,18 +110,26 @@ class Prompt:
 
 
 def render_lines(lines: pd.DataFrame) -> str:
-    """The numbered lines, ``GLOBAL_LINE<TAB>page<TAB>line_in_page<TAB>text``, one per row."""
-    texts = lines["text"].astype(str).str.replace("\t", " ", regex=False)
-    rows = (
-        lines["line"].astype(str)
-        + "\t"
-        + lines["page"].astype(str)
-        + "\t"
-        + lines["line_in_page"].astype(str)
-        + "\t"
-        + texts
+    """The numbered lines, ``GLOBAL_LINE<TAB>page<TAB>line_in_page<TAB>text``, one per row.
+
+    Joined in plain Python over the columns' values: pandas' string arithmetic costs a fixed
+    ~0.1 ms per operation, most of a short document's prompt, and is slower per row too (26,000
+    lines: 32 ms against 11)."""
+    rows = zip(
+        lines["line"].tolist(),
+        lines["page"].tolist(),
+        lines["line_in_page"].tolist(),
+        lines["text"].tolist(),
+        strict=True,
     )
-    return "\n".join(rows)
+    return "\n".join(
+        f"{line}\t{page}\t{number}\t{_text(text).replace(chr(9), ' ')}"
+        for line, page, number, text in rows
+    )
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else str(value)
 
 
 def _page_list(pages: list[int]) -> str:

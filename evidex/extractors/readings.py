@@ -200,7 +200,49 @@ def open_dates(text: str, order: str | None) -> tuple[set[dt.date], bool]:
     for pattern in _WRITTEN:
         for m in pattern.finditer(text):
             phrase = re.sub(r"\b(?:day\s+)?of\s+|(?<=\d)(st|nd|rd|th)\b", " ", m.group())
+            english = _english_date(phrase)
+            if english is not None:
+                found.add(english)
+                continue
             parsed = dateparser.parse(phrase, settings=settings)
             if parsed is not None:
                 found.add(parsed.date())
     return {d for d in found if d is not None}, open_order
+
+
+_EN_MONTHS = {
+    name: number
+    for number, month in enumerate(
+        ("january", "february", "march", "april", "may", "june", "july", "august",
+         "september", "october", "november", "december"),
+        start=1,
+    )
+    for name in (month, month[:3])
+}  # fmt: skip
+_EN_DMY = re.compile(r"(\d{1,2})\s+([A-Za-z]+)\.?(?:\s*,\s*|\s+)(\d{4})")
+_EN_MDY = re.compile(r"([A-Za-z]+)\.?\s+(\d{1,2})(?:\s*,\s*|\s+)(\d{4})")
+_EN_MY = re.compile(r"([A-Za-z]+)\.?\s+(\d{4})")
+
+
+def _english_date(phrase: str) -> dt.date | None:
+    """``phrase`` read without dateparser when it is a valid day (or none), English month name
+    and year: what dateparser reads it as (the first of the month without a day), at a
+    thousandth of the cost (dateparser tries every language: ~1 ms a phrase). Anything else,
+    an impossible date included, is left to dateparser (None)."""
+    phrase = phrase.strip()
+    day: str | None
+    if m := _EN_DMY.fullmatch(phrase):
+        day, month, year = m.groups()
+    elif m := _EN_MDY.fullmatch(phrase):
+        month, day, year = m.groups()
+    elif m := _EN_MY.fullmatch(phrase):
+        (month, year), day = m.groups(), None
+    else:
+        return None
+    number = _EN_MONTHS.get(month.lower())
+    if number is None:
+        return None
+    try:
+        return dt.date(int(year), number, int(day) if day else 1)
+    except ValueError:
+        return None

@@ -158,6 +158,7 @@ def production_app(settings: ServiceSettings | None = None) -> Litestar:
     from evidex.workers.celery_app import QUEUE, make_celery
     from evidex.workers.factory import make_blob_store, make_job_store
     from evidex.workers.metrics import RedisMetrics
+    from evidex.workers.redisdriver import driver_info
     from evidex.workers.tasks import enqueue_job
 
     celery = make_celery(settings)  # checks the time limits against the visibility timeout
@@ -169,7 +170,12 @@ def production_app(settings: ServiceSettings | None = None) -> Litestar:
         replies = celery.control.ping(timeout=1.0) or []
         return [name for reply in replies for name in reply]
 
-    redis = Redis.from_url(settings.redis_url, socket_timeout=0.5, socket_connect_timeout=0.5)
+    redis = Redis.from_url(
+        settings.redis_url,
+        socket_timeout=0.5,
+        socket_connect_timeout=0.5,
+        driver_info=driver_info(),
+    )
     return create_app(
         settings,
         job_store=make_job_store(settings),
@@ -177,6 +183,8 @@ def production_app(settings: ServiceSettings | None = None) -> Litestar:
         enqueue=enqueue,
         redis=redis,
         worker_check=live_workers,
-        decision_lock=redis_lock(SyncRedis.from_url(settings.redis_url, socket_timeout=5.0)),
+        decision_lock=redis_lock(
+            SyncRedis.from_url(settings.redis_url, socket_timeout=5.0, driver_info=driver_info())
+        ),
         metrics=RedisMetrics.from_url(settings.redis_url, queue=QUEUE),
     )

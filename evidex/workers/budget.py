@@ -36,6 +36,7 @@ from redis.exceptions import RedisError
 from evidex.extractors.prompt import Prompt
 from evidex.extractors.settings import Settings
 from evidex.schemas import RunError, SchemaDef
+from evidex.workers.redisdriver import driver_info
 
 __all__ = [
     "Budget",
@@ -159,7 +160,9 @@ class Budget:
 
     @classmethod
     def from_url(cls, url: str, limit: int, *, prefix: str = "evidex:budget") -> Budget:
-        client = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=2)
+        client = redis.Redis.from_url(
+            url, socket_timeout=5, socket_connect_timeout=2, driver_info=driver_info()
+        )
         return cls(client, limit, prefix=prefix)
 
     def counter_key(self, tenant: str, month: str) -> str:

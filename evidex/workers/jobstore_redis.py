@@ -45,6 +45,7 @@ from evidex.workers.jobstore_base import (
     score,
 )
 from evidex.workers.leases import due_key
+from evidex.workers.redisdriver import driver_info
 from evidex.workers.stores import StoreUnavailable
 
 __all__ = ["RedisJobStore"]
@@ -111,6 +112,7 @@ class RedisJobStore:
         """A store on a new client for ``url``; ``redis_kwargs`` go to ``redis.Redis``."""
         redis_kwargs.setdefault("socket_connect_timeout", 5.0)
         redis_kwargs.setdefault("socket_timeout", 5.0)
+        redis_kwargs.setdefault("driver_info", driver_info())
         client = redis.Redis.from_url(url, **redis_kwargs)
         return cls(client, prefix=prefix, retention_s=retention_s, due_after_s=due_after_s)
 

@@ -101,7 +101,13 @@ def configure_logging(
     root.handlers = [handler]
     root.setLevel(level.upper() if isinstance(level, str) else level)
     structlog.configure(
-        processors=[*_shared(), structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
+        # filter_by_level first: a record below the level is dropped before the chain stamps,
+        # redacts and wraps it (~25 µs each, on every job's stage records at WARNING)
+        processors=[
+            structlog.stdlib.filter_by_level,
+            *_shared(),
+            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
+        ],
         logger_factory=structlog.stdlib.LoggerFactory(),
         wrapper_class=structlog.stdlib.BoundLogger,
         cache_logger_on_first_use=True,

@@ -15,6 +15,9 @@ figure is never worth a failed job.
     evidex_model_tokens_total{direction}              counter    input, output
     evidex_rate_limit_hits_total                      counter    requests refused with 429
 
+A job's figures are written together (:meth:`Metrics.batch`): one pipeline when its result is
+stored, one when it ends, not a round trip per figure.
+
 Keys: ``{prefix}:metrics:{name}``, one hash per metric; a field is the label values joined by
 ``\\x1f``, and for a histogram ``<labels>|<bucket index>``, ``<labels>|sum``, ``<labels>|count``
 (bucket counts are stored per bucket and made cumulative when read).
@@ -25,7 +28,8 @@ from __future__ import annotations
 import logging
 import threading
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -103,6 +107,10 @@ class Metrics(Protocol):
 
     def snapshot(self) -> Snapshot: ...
 
+    def batch(self) -> AbstractContextManager[None]:
+        """Writes inside the block are recorded together when it ends."""
+        ...
+
 
 def _bucket(definition: MetricDef, value: float) -> int:
     for index, bound in enumerate(definition.buckets):
@@ -143,33 +151,67 @@ class MemoryMetrics:
             raw = {name: dict(fields) for name, fields in self._fields.items()}
         return _decode(raw)
 
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        yield  # each write is already one step in memory
+
 
 class RedisMetrics:
     """The figures of every process, in the Redis at ``url`` (see the module docstring)."""
 
     def __init__(self, client: redis.Redis, prefix: str = "evidex", queue: str = "evidex") -> None:
         self.client, self.prefix, self.queue = client, prefix, queue
+        self._pending = threading.local()  # this thread's open batch: [(key, field, amount)]
 
     @classmethod
     def from_url(cls, url: str, prefix: str = "evidex", queue: str = "evidex") -> RedisMetrics:
         import redis
 
-        client = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+        from evidex.workers.redisdriver import driver_info
+
+        client = redis.Redis.from_url(
+            url, socket_timeout=2, socket_connect_timeout=2, driver_info=driver_info()
+        )
         return cls(client, prefix, queue)
 
     def key(self, name: str) -> str:
         return f"{self.prefix}:metrics:{name}"
 
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """The block's writes (this thread's) go to Redis in one pipeline when it ends."""
+        outer = getattr(self._pending, "writes", None)
+        if outer is not None:  # nested: the outermost block sends them
+            yield
+            return
+        writes: list[tuple[str, str, float]] = []
+        self._pending.writes = writes
+        try:
+            yield
+        finally:
+            self._pending.writes = None
+            self._send(writes)
+
     def _write(self, name: str, increments: Mapping[str, float]) -> None:
+        writes = [(self.key(name), field_name, amount) for field_name, amount in increments.items()]
+        pending = getattr(self._pending, "writes", None)
+        if pending is not None:
+            pending.extend(writes)
+        else:
+            self._send(writes)
+
+    def _send(self, writes: list[tuple[str, str, float]]) -> None:
         from redis.exceptions import RedisError
 
+        if not writes:
+            return
         try:
             pipe = self.client.pipeline(transaction=False)
-            for field_name, amount in increments.items():
-                pipe.hincrbyfloat(self.key(name), field_name, amount)
+            for key, field_name, amount in writes:
+                pipe.hincrbyfloat(key, field_name, amount)
             pipe.execute()
         except RedisError as exc:
-            log.warning("metric %s not recorded: %s", name, exc)
+            log.warning("metrics not recorded: %s", exc)
 
     def inc(self, name: str, labels: Sequence[str] = (), amount: float = 1.0) -> None:
         _check(name, labels)
@@ -231,12 +273,14 @@ def job_result(metrics: Metrics | None, job: Job, result: Result) -> None:
     for stage in STAGES:
         if stage in timings:
             logger.info("stage finished", stage=stage, duration_ms=timings[stage])
-            if metrics is not None:
+    if metrics is None:
+        return
+    with metrics.batch():
+        for stage in STAGES:
+            if stage in timings:
                 metrics.observe("evidex_stage_duration_seconds", timings[stage] / 1000, (stage,))
-    usage = result.trace.usage
-    if metrics is not None:
         for direction in ("input", "output"):
-            tokens = usage.get(f"{direction}_tokens", 0)
+            tokens = result.trace.usage.get(f"{direction}_tokens", 0)
             if tokens:
                 metrics.inc("evidex_model_tokens", (direction,), tokens)
 
@@ -256,5 +300,6 @@ def job_ended(metrics: Metrics | None, job: Job) -> None:
     )
     if metrics is None:
         return
-    metrics.inc("evidex_jobs", (job.status.value, code))
-    metrics.observe("evidex_job_duration_seconds", seconds, (job.status.value,))
+    with metrics.batch():
+        metrics.inc("evidex_jobs", (job.status.value, code))
+        metrics.observe("evidex_job_duration_seconds", seconds, (job.status.value,))

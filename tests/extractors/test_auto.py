@@ -208,6 +208,15 @@ def _page(texts: list[str], visible: bool = True) -> pd.DataFrame:
 )
 def test_which_pages_need_ocr(texts: list[str], visible: bool, cover: float, ocr: bool) -> None:
     assert needs_ocr(_page(texts, visible), cover) is ocr
+    measured: list[float] = []
+
+    def measure() -> float:  # the image cover measured only when the answer depends on it
+        measured.append(cover)
+        return cover
+
+    assert needs_ocr(_page(texts, visible), measure) is ocr
+    # only a page with a little real text (the label) needs it; a page of text never does
+    assert measured == ([cover] if texts == [STAMP] else [])
 
 
 def test_make_parser_knows_every_name_and_the_cli_defaults_to_auto() -> None:

@@ -82,3 +82,45 @@ def test_counters_and_histograms_add_up_across_writes(store: Metrics) -> None:
     assert samples[("evidex_stage_duration_seconds_count", (("stage", "parse"),))] == 5
     total = samples[("evidex_stage_duration_seconds_sum", (("stage", "parse"),))]
     assert total == pytest.approx(5007.404)
+
+
+def test_a_batch_records_its_writes_together_when_it_ends(store: Metrics) -> None:
+    with store.batch():
+        store.inc("evidex_jobs", ("succeeded", ""))
+        with store.batch():  # nested: still the outer block's
+            store.observe("evidex_job_duration_seconds", 2.5, ("succeeded",))
+        if isinstance(store, RedisMetrics):  # nothing sent yet
+            assert store.snapshot().counters.get("evidex_jobs", {}) == {}
+    snap = store.snapshot()
+    assert snap.counters["evidex_jobs"] == {("succeeded", ""): 1.0}
+    buckets, total, count = snap.histograms["evidex_job_duration_seconds"][("succeeded",)]
+    assert (total, count, sum(buckets)) == (2.5, 1.0, 1.0)
+
+
+def test_a_batch_is_one_round_trip_to_redis(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    prefix = f"evidex-test-{uuid.uuid4().hex[:10]}"
+    metrics = RedisMetrics.from_url(redis_url, prefix=prefix)
+    pipelines: list[object] = []
+    real = metrics.client.pipeline
+
+    def counted(*args: object, **kwargs: object) -> object:
+        pipelines.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(metrics.client, "pipeline", counted)
+    try:
+        with metrics.batch():
+            for stage in ("parse", "llm", "verify", "total"):
+                metrics.observe("evidex_stage_duration_seconds", 0.1, (stage,))
+            metrics.inc("evidex_model_tokens", ("input",), 100)
+        assert len(pipelines) == 1
+        metrics.inc("evidex_model_tokens", ("output",), 5)  # outside a batch: its own
+        assert len(pipelines) == 2
+    finally:
+        client = redis.Redis.from_url(redis_url)
+        for key in client.scan_iter(match=f"{prefix}*"):
+            client.delete(key)
+        client.close()
+        metrics.client.close()

@@ -1,0 +1,49 @@
+"""Written dates: the English ones read without dateparser give exactly dateparser's answer."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import dateparser
+import pytest
+
+from evidex.extractors.readings import _english_date, dates_in
+
+SETTINGS = {"PREFER_DAY_OF_MONTH": "first", "REQUIRE_PARTS": ["month", "year"]}
+
+ENGLISH = [
+    ("14 March 2025", dt.date(2025, 3, 14)),
+    ("March 14, 2025", dt.date(2025, 3, 14)),
+    ("Mar 14 , 2025", dt.date(2025, 3, 14)),
+    ("5 may 2010", dt.date(2010, 5, 5)),
+    ("11   January, 2012", dt.date(2012, 1, 11)),
+    ("Dec. 2024", dt.date(2024, 12, 1)),
+    ("29 February 2024", dt.date(2024, 2, 29)),
+]
+
+
+@pytest.mark.parametrize(("phrase", "expected"), ENGLISH)
+def test_english_dates_match_dateparser(phrase: str, expected: dt.date) -> None:
+    parsed = dateparser.parse(phrase, settings=SETTINGS)
+    assert parsed is not None and parsed.date() == expected
+    assert _english_date(phrase) == expected
+
+
+@pytest.mark.parametrize(
+    "phrase",
+    ["31 April 2021", "29 February 2023", "14 mars 2025", "5 Mai 2010", "Sept 3 2025", "14.3.2025"],
+)
+def test_other_phrasings_are_left_to_dateparser(phrase: str) -> None:
+    assert _english_date(phrase) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Please pay by 14 March 2025.", {dt.date(2025, 3, 14), dt.date(2025, 3, 1)}),
+        ("fällig am 14. März 2025", {dt.date(2025, 3, 14), dt.date(2025, 3, 1)}),
+        ("due 31 April 2021", {dt.date(2021, 4, 1)}),  # no 31 April; "April 2021" stands
+    ],
+)
+def test_dates_in_reads_english_and_other_languages(text: str, expected: set[dt.date]) -> None:
+    assert dates_in(text) == expected
