@@ -1167,7 +1167,8 @@ def test_without_a_salutation_the_address_block_names_no_party() -> None:
         ("Initech, Inc.", "Company")
     ]
     assert got["parties[0].name"].line_start == 6
-    assert not got["effective_date"].found
+    date = got["effective_date"]  # no letter: the date on its own line at the top still dates it
+    assert date.caveat == "a date on a line of its own at the top of the document"
 
 
 # -- layout blocks and plain client schemas ---------------------------------------------------
@@ -1404,3 +1405,15 @@ def test_an_effective_date_field_takes_the_date_defined_as_the_effective_date() 
         field = fields(run(text, schema_from_json(schema, name)), schema_from_json(schema, name))
         got[name] = (field[name].model_dump(mode="json")["value"]["iso"], field[name].line_start)
     assert got == {"agreement_date": ("2020-06-01", 2), "effective_date": ("2020-07-01", 3)}
+
+
+def test_a_date_alone_near_the_top_dates_a_document_that_states_no_date_of_its_own() -> None:
+    head = "Outsourcing Contract\nPlanning Unit: Alpha Architects Office\nOctober 29, 2015\n"
+    body = "The Covenanter: Beta Club Inc. and Alpha Architects Office agree as follows.\n"
+    signed = "Date: November 3, 2015\n"
+    got = fields(run(head + body + signed, "contract"), "contract")["effective_date"]
+    assert (got.model_dump(mode="json")["value"]["iso"], got.line_start) == ("2015-10-29", 3)
+    assert got.caveat == "a date on a line of its own at the top of the document"
+    dated = head + "This Agreement is made as of November 1, 2015 by Beta Club Inc.\n" + signed
+    got = fields(run(dated, "contract"), "contract")["effective_date"]
+    assert (got.model_dump(mode="json")["value"]["iso"], got.line_start) == ("2015-11-01", 4)

@@ -62,6 +62,7 @@ _UNLABELLED = {
     "vat_id": find_vat_ids,
     "phone": find_phones,
 }
+_HEADING_LINES = 12  # a date alone on a line this near the top dates the document
 _OPENING_CHARS = 20_000  # how far past the opening lines an agreement's first sentence is sought
 _SITES = ("linkedin", "github", "gitlab", "twitter", "xing")
 
@@ -254,6 +255,9 @@ class _Filler(LabelFinder, LayoutFinder):
         greeting = salutation(texts)
         found = letter_date(texts, greeting) if greeting is not None else None
         caveat, rank = "the date of the letter, above its salutation", (1, -50)
+        if found is None:  # "Outsourcing Contract" / "Planning Unit: …" / "October 29, 2015"
+            found = letter_date(texts, min(len(texts), _HEADING_LINES))
+            caveat, rank = "a date on a line of its own at the top of the document", (2, -10)
         if found is None:
             found = signed_date(texts)
             caveat = "the latest date by a signature; the agreement states no date of its own"
