@@ -1049,6 +1049,16 @@ PARTY_CASES = [
         ],
     ),
     (
+        "roles-after-as-in-an-among-list",
+        "TRANSFER AND SERVICING AGREEMENT among ALPHA OWNER TRUST 2020-A, as Issuer, ALPHA ABS "
+        "LLC, as Depositor and BETA PARTNERSHIP, as Servicer, Marketing Agent and Custodian.\n",
+        [
+            ("ALPHA OWNER TRUST 2020-A", 1, "Issuer"),
+            ("ALPHA ABS LLC", 1, "Depositor"),
+            ("BETA PARTNERSHIP", 1, "Servicer"),
+        ],
+    ),
+    (
         "legal-names-given-roles-without-between",
         "LIMITED POWER OF ATTORNEY\nKNOW ALL MEN BY THESE PRESENTS, that ALPHA HOLDINGS COMPANY, a "
         "statutory trust organized under the laws of Delaware (the “Adviser”), hereby appoints\n"

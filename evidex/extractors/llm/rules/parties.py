@@ -25,6 +25,11 @@ _BETWEEN = re.compile(
 _AND = re.compile(r"(?:,\s*|\s+)(?:and|And|AND):?\s+")
 # "(“TESARO”), GlaxoSmithKline LLC", "…, a Delaware corporation, Beta LLC": a list goes on
 _AFTER_ROLE = re.compile(r"(?:\)|(?<=\s)(?i:corporation|company|partnership))\s*[,;]\s+")
+# "VERIZON OWNER TRUST, as Issuer, VERIZON ABS LLC, as Depositor and …": a role after "as"
+_AS_ROLE = re.compile(
+    r",\s+as\s+(?:the\s+)?(?P<r>[A-Z][\w-]*(?:\s+(?:of\s+)?[A-Z][\w-]*){0,4}?)"
+    r"(?P<p>\s*[,;]\s+|\s+and\s+|\s*[.)]|\s*$)"
+)
 _TOKEN = re.compile(r"\s*([^\s,;:()\[\]“”\"]+)")
 _CONNECTORS = {"of", "and", "de", "für", "und", "&", "/"}
 _ABBREV = {
@@ -97,15 +102,18 @@ def party_spans(text: str, start: int, end: int) -> tuple[Span, Span | None] | N
         name_end -= 1
     elif suffix := _SUFFIX.match(text, name_end, end):
         name_end = suffix.end()
+    if (named := _AS_ROLE.match(text, name_end, end)) is not None:
+        return (tokens[0][0], name_end), named.span("r")
     roles = (r for r in _ROLE.finditer(text, name_end, end) if r["r"].lower() not in _NOT_ROLES)
     role = next(roles, None)
     return (tokens[0][0], name_end), (role.span("r") if role else None)
 
 
-def _segments(text: str, start: int, end: int) -> list[Span]:
+def _segments(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
     """Where each party's words begin and end: split at a top-level "and" before a name and
-    after a closing role parenthesis ("X (“A”), Y (“B”) and Z")."""
-    cuts, depth, k = [start], 0, start
+    after a closing role parenthesis ("X (“A”), Y (“B”) and Z") or a role after "as" ("X, as
+    Issuer, Y"); and whether the list gives roles after "as" (then each party has one)."""
+    cuts, depth, k, as_roles = [start], 0, start, False
     while k < end:
         c = text[k]
         if c in "([":
@@ -114,13 +122,21 @@ def _segments(text: str, start: int, end: int) -> list[Span]:
             depth = max(0, depth - 1)
         if depth == 0:
             m = _AND.match(text, k) or _AFTER_ROLE.match(text, k)
+            if (named := _AS_ROLE.match(text, k)) is not None and "," in named["p"]:
+                m = named  # ", as Issuer, VERIZON ABS LLC": the role stays with its name
             if m and m.end() < end and _name_start(text, m.end()):
-                cuts += [k if m.re is _AND else k + 1, m.end()]  # a role keeps its ")"
+                if m.re is _AND:
+                    cut = k
+                elif m.re is _AS_ROLE:
+                    cut, as_roles = m.start("p"), True
+                else:
+                    cut = k + 1  # a role keeps its ")"
+                cuts += [cut, m.end()]
                 k = m.end()
                 continue
         k += 1
     cuts.append(end)
-    return list(zip(cuts[::2], cuts[1::2], strict=True))
+    return [(a, b, as_roles) for a, b in zip(cuts[::2], cuts[1::2], strict=True)]
 
 
 def _name_start(text: str, pos: int) -> bool:
@@ -175,10 +191,10 @@ def parties(text: str, stop: int, start: int = 0) -> Iterator[list[tuple[Span, S
         end = sentence_end(text, b.end())
         if (again := _BETWEEN.search(text, b.end(), end)) is not None:
             end = again.start()  # a heading runs on into the sentence that names the parties
-        for i, seg in enumerate(_segments(text, b.end(), end)):
-            party = party_spans(text, *seg)
-            if party is None or (i > 1 and not among and party[1] is None):
-                continue  # a third party "between" names is one the agreement gives a role
+        for i, (a, z, as_roles) in enumerate(_segments(text, b.end(), end)):
+            party = party_spans(text, a, z)
+            if party is None or (party[1] is None and (as_roles or (i > 1 and not among))):
+                continue  # a third party "between" names, or one of "X, as Issuer", has a role
             name = text[party[0][0] : party[0][1]]
             role = text[party[1][0] : party[1][1]] if party[1] else None
             if name.lower() in _ROLE_WORDS or (_defined(name, defined) and role != name):
