@@ -1,5 +1,8 @@
 """The parties of an agreement, from its opening sentence: "between X (the "Supplier") and Y",
-"among X, Y and Z", "BETWEEN:" over names on their own lines.
+"among X, Y and Z", "X, as Issuer, Y, as Depositor and Z", "BETWEEN:" over names on their own
+lines; without such a sentence, "X (“A”) and Y (“B”) agree" (:func:`defined_pair`) or the legal
+names the opening paragraphs give a role (:func:`named_roles`); after a cover page or a table of
+contents, the first "This Agreement … between" sentence (:func:`opening`).
 
 A name is capitalised words, initials and a company suffix (", Inc."); a term the agreement
 defines ("the Company", "Employee") is a role, not a name, and is left out.
