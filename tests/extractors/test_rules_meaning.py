@@ -28,6 +28,19 @@ from evidex.extractors.llm.rules.meaning import concept_of, field_words
         ("current_title", "", "job title"),  # not the document's title
         ("title", "", "document title"),
         ("ref", "Purchase order number of the buyer", "purchase order"),  # by description
+        # contract fields in German, French and Spanish schemas; accents optional
+        ("vertragsparteien", "", "parties"),
+        ("partes", "", "parties"),
+        ("laufzeit", "", "agreement term"),
+        ("duree", "", "agreement term"),
+        ("vertragsbeginn", "", "agreement date"),
+        ("contractStartDate", "", "agreement date"),
+        ("date_d_effet", "", "agreement date"),
+        ("fecha_de_terminacion", "", "end date"),
+        ("kündigungsfrist", "", "notice"),
+        ("preavis", "", "notice"),
+        ("anwendbaresRecht", "", "governing law"),
+        ("legislación_aplicable", "", "governing law"),
     ],
 )
 def test_a_field_takes_the_concept_its_name_or_description_states(
@@ -37,7 +50,7 @@ def test_a_field_takes_the_concept_its_name_or_description_states(
     assert found is not None and found.key == concept
 
 
-@pytest.mark.parametrize("name", ["value", "number", "misc", "notes"])
+@pytest.mark.parametrize("name", ["value", "number", "misc", "notes", "startDate", "datum"])
 def test_a_name_that_says_nothing_maps_to_nothing(name: str) -> None:
     assert concept_of(name, "") is None
 

@@ -14,6 +14,7 @@ then named in its description); its own name and a short description are labels 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -94,24 +95,34 @@ CONCEPTS = (
        " | mailing address | anschrift", "address | anschrift", "address", "address"),
     # -- contracts
     _c("agreement date", "effective date | commencement date | agreement date | contract date"
-       " | date of agreement | execution date | effective | start of agreement",
+       " | date of agreement | execution date | effective | start of agreement | contract start"
+       " | agreement start | vertragsbeginn | inkrafttreten | vertragsdatum | date d effet"
+       " | date du contrat | date d entrée en vigueur | fecha de entrada en vigor"
+       " | fecha efectiva | fecha del contrato",
        "effective date | effective as of | effective | commencement date", "date"),
     _c("end date", "expiration date | expiry date | end date | termination date | expires"
-       " | expiry", "expiration date | expiry date | expires on | end date | valid until"
+       " | expiry | vertragsende | ablaufdatum | date d expiration | date de fin"
+       " | fecha de vencimiento | fecha de terminación",
+       "expiration date | expiry date | expires on | end date | valid until"
        " | terminates on | ending on | ends on", "date"),
     _c("agreement term", "term | duration | initial term | contract term | agreement term"
-       " | period | length of agreement",
+       " | period | length of agreement | laufzeit | vertragslaufzeit | vertragsdauer | durée"
+       " | durée du contrat | duración | plazo | vigencia",
        "initial term | term of this agreement | term | duration", "duration"),
     _c("renewal term", "renewal term | renewal period | renewal",
        "renewal term | renewal period | renew for | renews for | successive", "duration"),
-    _c("notice", "termination notice | notice period | notice | notice to terminate",
+    _c("notice", "termination notice | notice period | notice | notice to terminate"
+       " | kündigungsfrist | préavis | délai de préavis | plazo de preaviso | preaviso",
        "notice period | written notice | prior notice | notice", "duration"),
     _c("auto renewal", "auto renewal | automatic renewal | renews automatically | auto renew"
        " | evergreen", "auto renewal | automatic renewal"),
     _c("governing law", "governing law | jurisdiction | applicable law | choice of law | law"
-       " | governed by", "governing law | applicable law"),
+       " | governed by | anwendbares recht | rechtswahl | gerichtsstand | droit applicable"
+       " | loi applicable | ley aplicable | legislación aplicable | jurisdicción",
+       "governing law | applicable law"),
     _c("parties", "parties | party | counterparty | counterparties | contracting parties"
-       " | contract parties", "parties"),
+       " | contract parties | parteien | vertragsparteien | vertragspartner"
+       " | parties contractantes | partes | partes contratantes", "parties"),
     _c("document title", "title | document title | agreement title | document name"
        " | name of agreement", "title", layout="title"),
     # -- CVs
@@ -164,10 +175,16 @@ def _contains(text: str, phrase: str) -> bool:
     return re.search(rf"(?<![a-z0-9]){re.escape(phrase)}(?![a-z0-9])", text) is not None
 
 
+def _fold(text: str) -> str:
+    """Without accents: a schema may write "durée" or "duree", "préavis" or "preavis"."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
 def _best(words: str, description: str, table: tuple[Concept, ...]) -> Concept | None:
     scored: list[tuple[float, Concept]] = []
+    words, description = _fold(words), _fold(description)
     for concept in table:
-        for name in concept.names:
+        for name in map(_fold, concept.names):
             if words == name:
                 scored.append((3.0, concept))
             elif _contains(words, name):
