@@ -248,7 +248,9 @@ class _Filler(LabelFinder, LayoutFinder):
         return [line.text for line in self.lines.rows]
 
     def _letter_hits(self, concept: Concept | None, kind: str) -> list[Hit]:
-        """The date above a letter's salutation, for the agreement's date."""
+        """For the agreement's date, ranked below a sentence that dates it: the date above a
+        letter's salutation, else a date alone on a line near the top, else the latest date by
+        a signature."""
         if concept is None or concept.key != "agreement date" or kind != "date":
             return []
         texts = self._texts
