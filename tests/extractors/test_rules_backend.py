@@ -818,6 +818,15 @@ CLAUSE_CASES = [
         1,
     ),
     (
+        "term-in-the-present-tense",
+        "Unless terminated earlier, this Agreement expires on the second anniversary of the "
+        "Effective Date.\n",
+        "term",
+        _years(2),
+        "this Agreement expires on the second anniversary",
+        1,
+    ),
+    (
         "term-commence-and-continue",
         "The term of this Agreement shall commence on the Effective Date and continue for two "
         "(2) years.\n",

@@ -273,15 +273,18 @@ _LASTS = (
     rf"(?i:(?<![A-Za-z])(?:{_AGREEMENT}|(?:the\s+)?(?:obligations|provisions|restrictions|duty|"
     r"duties|covenants)\s+"
     rf"(?:[^.;]{{0,40}}?\s)?(?:hereunder|hereof|(?:of|under)\s+{_AGREEMENT}))\b[^.;]{{0,80}}?"
-    r"\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire|continue|remain|survive|last"
-    r"|be\s+(?:in\s+(?:full\s+)?(?:force|effect)|effective|binding))\b"
+    r"\b(?:(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire|continue|remain|survive|last"
+    r"|be\s+(?:in\s+(?:full\s+)?(?:force|effect)|effective|binding))"
+    r"|(?:automatically\s+)?(?:terminates|expires|continues|remains|survives|lasts"
+    r"|is\s+(?:in\s+(?:full\s+)?(?:force|effect)|effective|binding)))\b"
     r"[^.;]{0,50}?"
 )
 _LASTS_FOR = re.compile(
     _LASTS + r"(?i:\bfor\s+(?:(?:a|the)\s+(?:period|term)\s+of\s+)?))" + _DURATION
 )
 _LASTS_UNTIL = re.compile(_LASTS + ")" + _DURATION + r"\s+(?i:from|after|following)\b")
-# "…shall remain in effect until the second (2nd) anniversary of the Effective Date"
+# "…shall remain in effect until the second (2nd) anniversary of the Effective Date", "this
+# Agreement expires on the third anniversary of the Effective Date"
 _LASTS_ANNIVERSARY = re.compile(
     _LASTS + r"\b(?:until|through|on|upon)\s+the\s+)" + rf"(?P<v>(?i:{ANNIVERSARY_TEXT}))"
 )
