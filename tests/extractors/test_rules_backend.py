@@ -1068,6 +1068,12 @@ PARTY_CASES = [
         ],
     ),
     (
+        "a-bank-suffix-and-a-role-given-with-its-affiliates",
+        "In connection with a possible transaction, Alpha Partners, L.P. (together with its "
+        "affiliates, “you”) agrees with Beta Bank, N.A. (the “Bank”) as follows.\n",
+        [("Alpha Partners, L.P.", 1, "you"), ("Beta Bank, N.A.", 1, "Bank")],
+    ),
+    (
         "legal-names-given-roles-without-between",
         "LIMITED POWER OF ATTORNEY\nKNOW ALL MEN BY THESE PRESENTS, that ALPHA HOLDINGS COMPANY, a "
         "statutory trust organized under the laws of Delaware (the “Adviser”), hereby appoints\n"

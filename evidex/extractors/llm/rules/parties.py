@@ -44,7 +44,7 @@ _NAME_ENDS = {"this", "dated", "whereas", "agreement", "witnesseth", "recitals"}
 _LEGAL_WORDS = {"corporation", "incorporated", "company", "partnership", "trust", "bank"}
 _INITIAL = re.compile(r"(?:[A-Z]|St|ST|Mt|Ft)\.")  # "Kenneth M. Bate", "The St. Paul …"
 _SUFFIX = re.compile(
-    r"(?i),\s*(?:Inc|Ltd|LLC|L\.L\.C|Corp|Co|GmbH|AG|S\.A|SA|S\.L|B\.V|N\.V|plc|LLP|LP|L\.P|Limited"
+    r"(?i),\s*(?:Inc|Ltd|LLC|L\.L\.C|Corp|Co|GmbH|AG|S\.A|SA|S\.L|B\.V|N\.V|N\.A|plc|LLP|LP|L\.P|Limited"
     r"|S\.p\.A|SpA|Pty\s+Ltd|Pte\s+Ltd)\b\.?"
 )
 _ROLE = re.compile(
@@ -288,17 +288,17 @@ def defined_pair(
 
 # "FEDERATED INVESTMENT MANAGEMENT COMPANY, a statutory trust … (the “Adviser”)": a legal name,
 # then what it is, then the role the agreement gives it
-_ROLE_PAREN = re.compile(
-    r"\(\s*(?:(?:collectively|together),?\s+)?(?:the\s+|hereinafter\s+(?:called\s+|referred\s+to\s+as"
+_ROLE_PAREN = re.compile(  # "(together with its affiliates, “you”)" too
+    r"\(\s*(?:(?:collectively|together)(?:\s+with\s+[^()“”\"]{1,60}?)?,?\s+)?(?:the\s+|hereinafter\s+(?:called\s+|referred\s+to\s+as"
     r"\s+)?)?[“\"](?P<r>[^“”\"()]{1,40})[”\"]\s*\)"
 )
-_LEGAL_NAME = re.compile(
-    r"(?<![\w.])(?:[A-Z][\w&'’.-]*\s+(?:(?:of|and|&|de|/)\s+)?){0,7}"
+_LEGAL_NAME = re.compile(  # "Beta Bank, N.A." before "Beta Bank"
+    r"(?<![\w.])(?:[A-Z][\w&'’.-]*\s+){0,6}[A-Z][\w&'’.-]*,\s+(?:Inc|Ltd|LLC|L\.L\.C|Corp|Co|plc"
+    r"|L\.P|N\.V|B\.V|S\.A|N\.A|INC|LTD|CORP|CO)\b\.?"
+    r"|(?<![\w.])(?:[A-Z][\w&'’.-]*\s+(?:(?:of|and|&|de|/)\s+)?){0,7}"
     r"(?:Inc|Incorporated|Corporation|Corp|Company|Companies|LLC|L\.L\.C|Ltd|Limited|L\.P|LLP"
     r"|plc|N\.V|B\.V|AG|GmbH|S\.A|Trust|Fund|Bank|Partnership|INC|CORPORATION|CORP|COMPANY"
     r"|LIMITED|LTD|TRUST|FUND|BANK|PARTNERSHIP)\b\.?"
-    r"|(?<![\w.])(?:[A-Z][\w&'’.-]*\s+){0,6}[A-Z][\w&'’.-]*,\s+(?:Inc|Ltd|LLC|L\.L\.C|Corp|Co|plc"
-    r"|L\.P|N\.V|B\.V|S\.A|INC|LTD|CORP|CO)\b\.?"
 )
 _BRIDGE = re.compile(  # what may stand between a name and its role: its description
     r"(?i),?\s*(?:(?:an?|the)\s+[^()“”\"]{0,160}?|(?:having|with|located|whose|organized|duly|"
