@@ -42,6 +42,7 @@ from typing import Any
 
 from evidex import __version__
 from evidex.schemas import EvidexError, InputError, Result, Status
+from evidex.service.csvcell import csv_cell
 
 __all__ = [
     "DOCUMENT_SUFFIXES",
@@ -56,7 +57,6 @@ __all__ = [
 
 DOCUMENT_SUFFIXES = frozenset({".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff"})
 COUNTS = tuple(status.value for status in Status)
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _GLOB = set("*?[")
 
 ExtractFile = Callable[[argparse.Namespace, Path], tuple[Result, bytes]]
@@ -219,14 +219,6 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return "'" + value if value.startswith(_FORMULA_START) else value
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-
-
 def summary_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
     """The CSV header and rows: file, result, status, error code and message, the counts, then
     ``<path>`` and ``<path>.status`` for every field path seen, in the order first seen."""
@@ -241,8 +233,8 @@ def summary_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
         cells += [str(row.counts.get(name, "")) if row.counts else "" for name in COUNTS]
         for path in paths:
             leaf = row.fields.get(path)
-            cells += [_cell(leaf["value"]), leaf["status"]] if leaf else ["", ""]
-        table.append([_cell(c) if c.startswith(_FORMULA_START) else c for c in cells])
+            cells += [csv_cell(leaf["value"]), leaf["status"]] if leaf else ["", ""]
+        table.append([csv_cell(c) for c in cells])  # values again: a number's "-5" is escaped too
     return header, table
 
 

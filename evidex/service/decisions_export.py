@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from evidex.schemas import Result, Status
+from evidex.service.csvcell import csv_cell
 from evidex.service.decisions import Action, Decisions
 
 __all__ = ["CSV_COLUMNS", "ExportRow", "ReviewExport", "export_csv", "review_export"]
@@ -36,7 +36,6 @@ CSV_COLUMNS = (
     "when",
     "note",
 )
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 class ExportRow(BaseModel):
@@ -83,14 +82,6 @@ def review_export(job_id: str, filename: str, result: Result, decisions: Decisio
     )
 
 
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return "'" + value if value.startswith(_FORMULA_START) else value
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-
-
 def export_csv(export: ReviewExport) -> str:
     """The export as CSV (RFC 4180, CRLF line ends, a header row)."""
     out = io.StringIO()
@@ -98,5 +89,5 @@ def export_csv(export: ReviewExport) -> str:
     writer.writerow(CSV_COLUMNS)
     for row in export.fields:
         data = row.model_dump(mode="json")
-        writer.writerow([_cell(data[column]) for column in CSV_COLUMNS])
+        writer.writerow([csv_cell(data[column]) for column in CSV_COLUMNS])
     return out.getvalue()
