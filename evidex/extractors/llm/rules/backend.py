@@ -224,9 +224,6 @@ class _Filler(LabelFinder, LayoutFinder):
         clause listed earlier keeps its words from a later one ("shall not renew")."""
         clauses = (CLAUSES.get(concept.key, ()) if concept else ()) + KIND_CLAUSES.get(kind, ())
         own = field_words(_split_path(spec.path)[1]).split()
-        clauses = tuple(
-            replace(c, tier=-1) if c.wins_for and c.wins_for in own else c for c in clauses
-        )
         hits: list[Hit] = []
         taken: list[Span] = []
         for clause in clauses:
@@ -239,6 +236,8 @@ class _Filler(LabelFinder, LayoutFinder):
                     continue
                 taken.append(m.span())  # even unquotable: "shall not / automatically renew"
                 hit = self._clause_hit(kind, spec.enum, clause, m)
+                if hit is not None and clause.wins_for and clause.wins_for in own:
+                    hit = replace(hit, rank=(1, -101))  # above every tier: the field's own words
                 if hit is not None:
                     hits.append(hit)
         return hits
