@@ -8,6 +8,7 @@ from .errors import ConfigError, EvidexError, InputError, RunError, SchemaInvali
 from .field import FieldExtraction, Kind, field
 from .jsonschema import schema_from_json
 from .kinds import KindSource, infer_kind
+from .limits import MAX_SCHEMA_BYTES
 from .notes import Conflict, DocumentNotes
 from .registry import BUILTIN, SchemaDef, builtin_names, get_schema, schema_from_model
 from .result import (
@@ -31,6 +32,7 @@ __all__ = [
     "BUILTIN",
     "LEGACY_LIMITS",
     "LIMITS",
+    "MAX_SCHEMA_BYTES",
     "NOT_FOUND",
     "Address",
     "Amount",

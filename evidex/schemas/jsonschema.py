@@ -12,6 +12,11 @@ richer value where one exists (a date's ISO form *and* the text as written, an a
 currency), so the verifier can check it; ``data`` is then brought back to the type the client
 declared (:mod:`evidex.schemas.plain`). The schema itself must be valid JSON Schema (checked with
 ``jsonschema`` against its meta-schema).
+
+Nothing is built before the raw JSON passes :func:`~evidex.schemas.limits.check_limits` (sizes,
+depth, ``$ref`` expansion) and every pattern compiles in RE2
+(:func:`~evidex.schemas.patterns.check_patterns`): a schema over a limit, or with a pattern that
+could stall a worker, is refused at once.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from .errors import SchemaInvalid
 from .field import FieldExtraction, Kind
 from .kinds import infer_kind
+from .limits import MAX_DEPTH, MAX_REF_CHAIN, check_limits
+from .patterns import FORMAT_CHECKER, check_patterns
 from .registry import SchemaDef, schema_from_model
 from .rules import parse_rules
 from .values import Address, Amount, DateValue, Duration
@@ -41,7 +48,6 @@ _KIND_TYPES: dict[str, Any] = {
     "duration": Duration,
 }
 _NUMBER_KINDS: dict[str, type] = {"number": float, "percentage": float, "years": float}
-_MAX_DEPTH = 6
 # what a leaf's own schema says about its value, less what is ours or only annotation
 _NOT_CHECKED = {"description", "title", "examples", "default", "$comment"}
 
@@ -57,6 +63,8 @@ def schema_from_json(schema: Any, name: str = "custom") -> SchemaDef:
     """
     if not isinstance(schema, dict):
         raise SchemaInvalid("a custom schema must be a JSON object with 'properties'")
+    check_limits(schema)
+    check_patterns(schema)
     defs: dict[str, Any] = {}
     for key in ("definitions", "$defs"):
         table = schema.get(key, {})
@@ -84,13 +92,17 @@ def schema_from_json(schema: Any, name: str = "custom") -> SchemaDef:
 
 
 def _check_meta(schema: dict[str, Any]) -> None:
-    """The schema must be valid JSON Schema itself (its ``$schema`` draft, else 2020-12)."""
+    """The schema must be valid JSON Schema itself (its ``$schema`` draft, else 2020-12).
+
+    ``format: regex`` (every ``pattern``) is checked with RE2, as the patterns will run, not
+    with Python's ``re``."""
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    try:
-        cls.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        where = "/".join(str(p) for p in exc.path) or "root"
-        raise SchemaInvalid(f"{where}: not valid JSON Schema: {exc.message}") from None
+    meta = jsonschema.validators.validator_for(cls.META_SCHEMA, default=cls)
+    checker = meta(cls.META_SCHEMA, format_checker=FORMAT_CHECKER)
+    error = next(iter(checker.iter_errors(schema)), None)
+    if error is not None:
+        where = "/".join(str(p) for p in error.path) or "root"
+        raise SchemaInvalid(f"{where}: not valid JSON Schema: {error.message}")
 
 
 def _rule_paths(rule: Any) -> list[str]:
@@ -113,7 +125,7 @@ def _resolve(node: Any, defs: dict[str, Any], where: str) -> dict[str, Any]:
         if not ref.startswith("#/") or key not in defs:
             raise SchemaInvalid(f"{where or 'root'}: $ref {ref!r} must point into $defs")
         node, seen = defs[key], seen + 1
-        if seen > 20:
+        if seen > MAX_REF_CHAIN:
             raise SchemaInvalid(f"{where}: $ref cycle")
     if not isinstance(node, dict):
         raise SchemaInvalid(f"{where or 'root'}: expected a schema object")
@@ -145,8 +157,8 @@ def _object(
     node: dict[str, Any], where: str, defs: dict[str, Any], depth: int, name: str
 ) -> type[BaseModel]:
     node = _resolve(node, defs, where)
-    if depth > _MAX_DEPTH:
-        raise SchemaInvalid(f"{where}: nested deeper than {_MAX_DEPTH} objects")
+    if depth > MAX_DEPTH:
+        raise SchemaInvalid(f"{where}: nested deeper than {MAX_DEPTH} objects")
     props = node.get("properties")
     if _type_of(node, where or "root") != "object" or not isinstance(props, dict) or not props:
         raise SchemaInvalid(f"{where or 'root'}: must be an object with at least one property")
@@ -190,8 +202,8 @@ def _member(
 ) -> tuple[Any, Any]:
     tp = _type_of(node, path)
     description = str(node.get("description", ""))
-    if depth > _MAX_DEPTH:
-        raise SchemaInvalid(f"{path}: nested deeper than {_MAX_DEPTH} levels")
+    if depth > MAX_DEPTH:
+        raise SchemaInvalid(f"{path}: nested deeper than {MAX_DEPTH} levels")
     if tp == "object":
         return _object(node, path, defs, depth + 1, path), Field(description=description)
     if tp == "array":

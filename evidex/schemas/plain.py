@@ -15,7 +15,8 @@ it validates against the schema the client sent:
   field the document does not state: ``null`` where the type allows null, else left out of its
   object (absent, as JSON Schema means it), or dropped from its list. Only a ``required``
   property the document does not state comes back ``null`` against a non-null type: its status
-  says ``not_found``.
+  says ``not_found``. Patterns run in RE2, and a value too long to run against its pattern counts
+  as not fitting, with that reason (:mod:`evidex.schemas.patterns`).
 
 Schemas built from Pydantic models (the built-ins) declare their rich types themselves; their
 ``data`` is the value as the model gave it, ``null`` when not found.
@@ -30,8 +31,10 @@ from functools import lru_cache
 from typing import Any
 
 import jsonschema
+from jsonschema.protocols import Validator
 from pydantic import BaseModel
 
+from . import patterns
 from .spec import LeafSpec
 
 __all__ = ["OMIT", "plain_data", "plain_value"]
@@ -152,13 +155,16 @@ def _number_text(value: float) -> str:
 
 
 @lru_cache(maxsize=512)
-def _validator(schema: str) -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(
-        json.loads(schema), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
-    )
+def _validator(schema: str) -> Validator:
+    """Draft 2020-12 with the client's patterns run in RE2 (:mod:`evidex.schemas.patterns`)."""
+    return patterns.Validator(json.loads(schema), format_checker=patterns.FORMAT_CHECKER)
 
 
 def _violation(schema: Mapping[str, Any], value: Any) -> str:
     validator = _validator(json.dumps(schema, sort_keys=True))
     error = jsonschema.exceptions.best_match(validator.iter_errors(value))
-    return "" if error is None else f"the value does not fit the schema: {error.message}"
+    if error is None:
+        return ""
+    if isinstance(error, patterns.PatternNotChecked):
+        return error.message
+    return f"the value does not fit the schema: {error.message}"
