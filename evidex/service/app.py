@@ -11,8 +11,11 @@
       GET    /jobs/{id}/review, /jobs/{id}/pages/{n}.png, /review-assets/{name}   (review.py)
       PATCH  /jobs/{id}/fields/{path}; GET /jobs/{id}/decisions, /jobs/{id}/export.json|.csv
       POST/GET /jobs/{id}/review-links, DELETE /jobs/{id}/review-links/{link}  (review_links.py)
-    /review/{token}, /review-assets/{name}  public: a signed review link (review_links.py)
-    /metrics                              only with EVIDEX_METRICS_TOKEN (metrics.py)
+    /review/{token}...                    public: a signed review link (review_links.py);
+                                          guard: rate limit per client address
+    /review-assets/{name}                 public: static files
+    /metrics                              only with EVIDEX_METRICS_TOKEN (metrics.py);
+                                          guards: rate limit per client address, the token
 
 Errors from anywhere become problem+json in :mod:`evidex.service.problems`.
 """
@@ -20,8 +23,10 @@ Errors from anywhere become problem+json in :mod:`evidex.service.problems`.
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import Callable, Sequence
 
-from litestar import Litestar, Router
+from litestar import Controller, Litestar, Router
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
@@ -40,7 +45,12 @@ from evidex.service.health import HealthController
 from evidex.service.jobs import JobsController, JobSubmission
 from evidex.service.metrics import MetricsController
 from evidex.service.problems import exception_handlers
-from evidex.service.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
+from evidex.service.ratelimit import (
+    MemoryRateLimiter,
+    RateLimiter,
+    RedisRateLimiter,
+    per_address,
+)
 from evidex.service.requestlog import request_log
 from evidex.service.review import ReviewAssets, ReviewController
 from evidex.service.review_links import PublicAssets, PublicReview, ReviewLinksController
@@ -49,11 +59,48 @@ from evidex.service.settings import ServiceSettings
 from evidex.workers.metrics import MemoryMetrics, Metrics
 from evidex.workers.stores import BlobStore, JobStore
 
-__all__ = ["FORM_OVERHEAD", "SMALL_BODY", "create_app", "production_app"]
+__all__ = ["FORM_OVERHEAD", "SMALL_BODY", "SingleFlightCheck", "create_app", "production_app"]
 
 log = logging.getLogger(__name__)
 FORM_OVERHEAD = 1024 * 1024  # multipart framing, schema_json and options next to the file
 SMALL_BODY = 64 * 1024  # every route but the upload: at most a schema (explain) in the body
+
+
+class SingleFlightCheck:
+    """A worker check of which one runs at a time.
+
+    ``/readyz`` is public, and each real check broadcasts a ping to every worker and holds one
+    of the API's threads for a second: a burst of probes, each pinging, would take the threads
+    uploads need. So while a ping is under way every other caller gets the answer of the one
+    before it, at once; only callers before the first answer wait, and then share it.
+    """
+
+    def __init__(self, check: Callable[[], Sequence[str]]) -> None:
+        self._check = check
+        self._pinging = threading.Lock()
+        self._last: list[str] | Exception | None = None
+
+    def __call__(self) -> list[str]:
+        seen = self._last
+        if not self._pinging.acquire(blocking=seen is None):
+            return self._outcome(self._last)
+        try:
+            if seen is None and self._last is not None:  # waited for another caller's ping
+                return self._outcome(self._last)
+            try:
+                answer: list[str] | Exception = list(self._check())
+            except Exception as exc:  # /readyz reports it as the check's failure
+                answer = exc
+            self._last = answer
+        finally:
+            self._pinging.release()
+        return self._outcome(answer)
+
+    @staticmethod
+    def _outcome(answer: list[str] | Exception | None) -> list[str]:
+        if isinstance(answer, Exception):  # a new one each time: a shared one's traceback grows
+            raise RuntimeError(str(answer))
+        return list(answer or [])
 
 
 def create_app(
@@ -65,15 +112,24 @@ def create_app(
     redis: Redis | None = None,
     worker_check: WorkerCheck | None = None,
     limiter: RateLimiter | None = None,
+    address_limiter: RateLimiter | None = None,
     decision_lock: DecisionLock = local_lock,
     metrics: Metrics | None = None,
 ) -> Litestar:
-    """The app over the given parts. Without ``redis`` the rate limit counts in memory and
+    """The app over the given parts. Without ``redis`` the rate limits count in memory and
     ``/readyz`` skips the Redis check; without ``worker_check`` it skips the worker check;
-    without ``metrics`` this process's figures are kept in memory."""
+    without ``metrics`` this process's figures are kept in memory. ``limiter`` counts ``/v1``
+    per API key, ``address_limiter`` what answers without one per client address."""
     if limiter is None:
         limit = settings.rate_limit_per_minute
         limiter = MemoryRateLimiter(limit) if redis is None else RedisRateLimiter(redis, limit)
+    if address_limiter is None:
+        limit = settings.public_rate_limit_per_minute
+        address_limiter = (
+            MemoryRateLimiter(limit)
+            if redis is None
+            else RedisRateLimiter(redis, limit, prefix="evidex:ratelimit:addr:")
+        )
     services = Services(
         settings,
         job_store,
@@ -110,11 +166,14 @@ def create_app(
         if redis is not None:
             await redis.connection_pool.disconnect()
 
-    public = [HealthController, PublicReview, PublicAssets]
+    # Without an API key yet doing work (a page rendered, a decision stored, figures read):
+    # counted per client address. Health checks are not: a 429 there would read as "unready".
+    keyless: list[type[Controller]] = [PublicReview]
     if settings.metrics_token is not None:  # unset: /metrics does not exist (404)
-        public.append(MetricsController)
+        keyless.append(MetricsController)
+    by_address = Router(path="/", route_handlers=keyless, guards=[per_address(address_limiter)])
     return Litestar(
-        route_handlers=[v1, *public],
+        route_handlers=[v1, by_address, HealthController, PublicAssets],
         dependencies={"services": Provide(provide_services, sync_to_thread=False)},
         state=State({"services": services}),
         exception_handlers=exception_handlers,
@@ -182,7 +241,7 @@ def production_app(settings: ServiceSettings | None = None) -> Litestar:
         blob_store=make_blob_store(settings),
         enqueue=enqueue,
         redis=redis,
-        worker_check=live_workers,
+        worker_check=SingleFlightCheck(live_workers),
         decision_lock=redis_lock(
             SyncRedis.from_url(settings.redis_url, socket_timeout=5.0, driver_info=driver_info())
         ),

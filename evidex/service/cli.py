@@ -13,14 +13,19 @@ its document and prints the verification report.
 inferred or default) before any job is sent.
 
 Exit codes: 0 done; 1 the extraction failed; 2 bad input or usage. Failures print one line on
-stderr: ``evidex: <code>: <what happened and what to do>``.
+stderr: ``evidex: <code>: <what happened and what to do>``. Flags with a number or a page
+selection are bounded as the REST options are (``--pages`` at most 1000 characters of digits,
+``,``, ``-``; ``--context-tokens`` 1 to 10,000,000; ``--jobs`` 1 to 64 processes): argparse
+refuses a value outside them with exit 2 before any file is read.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +37,10 @@ if TYPE_CHECKING:
     from evidex.schemas import Result, SchemaDef
 
 BUILTIN_HELP = "candidate_profile, contract, invoice; see 'evidex schemas'"
+MAX_JOBS = 64  # local processes, each holding the whole extraction stack
+MAX_CONTEXT_TOKENS = 10_000_000  # as options.context_tokens over REST
+MAX_PAGES_CHARS = 1000  # as options.pages over REST
+_PAGE_SELECTION = re.compile(r"[0-9 ,-]+")
 
 __all__ = ["load_schema", "main"]
 
@@ -50,6 +59,31 @@ def load_schema(ref: str) -> SchemaDef:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise SchemaInvalid(f"schema file {ref} is not valid JSON: {exc}") from None
     return schema_from_json(raw, name=path.stem)
+
+
+def _whole_number(low: int, high: int) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number from ``low`` to ``high``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be {low:,} to {high:,}, not {value:,}")
+        return value
+
+    return parse
+
+
+def _page_selection(text: str) -> str:
+    """An argparse ``type``: pages as ``1-3,5``, at most MAX_PAGES_CHARS characters."""
+    if len(text) > MAX_PAGES_CHARS or not _PAGE_SELECTION.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"a page selection is digits, ',' and '-' (e.g. 1-3,5), at most {MAX_PAGES_CHARS} "
+            "characters"
+        )
+    return text
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -93,10 +127,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     ex.add_argument("--out", type=Path, help="write the result JSON here ('-' for stdout)")
     ex.add_argument("--annotate", type=Path, help="write the highlighted PDF here")
-    ex.add_argument("--pages", help="only these pages, e.g. '1-3,5'")
+    ex.add_argument("--pages", type=_page_selection, help="only these pages, e.g. '1-3,5'")
     ex.add_argument(
         "--context-tokens",
-        type=int,
+        type=_whole_number(1, MAX_CONTEXT_TOKENS),
         help="the model's window in tokens (default EVIDEX_CONTEXT_TOKENS): a longer document is "
         "sent in the pages most relevant to the fields",
     )
@@ -108,7 +142,10 @@ def _parser() -> argparse.ArgumentParser:
         "here; files whose result is already there (same content, schema, version) are skipped",
     )
     ex.add_argument(
-        "--jobs", type=int, default=1, help="files extracted at once, in local processes"
+        "--jobs",
+        type=_whole_number(1, MAX_JOBS),
+        default=1,
+        help=f"files extracted at once, in local processes (1 to {MAX_JOBS})",
     )
     vf = sub.add_parser("verify", help="re-verify a stored result JSON against its document")
     vf.add_argument("result", type=Path)

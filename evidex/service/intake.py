@@ -1,7 +1,9 @@
 """Accepting a document: check it, store it, record the job, enqueue it — exactly once.
 
 Checks run cheapest first, and each failure names what the client should change: the schema
-(``schema_invalid``), the options (``options_invalid``; ``webhook_not_allowed`` by the webhook
+(``schema_invalid``; over :data:`MAX_SCHEMA_BYTES` before it is even parsed), the options
+(``options_invalid``; over :data:`MAX_OPTIONS_BYTES` likewise, then each field's own bound in
+:class:`~evidex.workers.jobs.JobOptions`; ``webhook_not_allowed`` by the webhook
 sender's own allowlist rule, :func:`evidex.workers.webhooks.check_allowed`), the size
 (``file_too_large``), empty (``document_empty``), the format read from the bytes — PDF, PNG,
 JPEG or TIFF, and the same as the file's extension when it has one (``unsupported_media_type``:
@@ -39,7 +41,7 @@ from evidex.extractors.context import ContextBudget, ContextTooSmall
 from evidex.extractors.document import parse_pages
 from evidex.extractors.parsers.probe import Probe, probe
 from evidex.extractors.plan import check_window
-from evidex.schemas import SchemaDef, SchemaInvalid, get_schema
+from evidex.schemas import MAX_SCHEMA_BYTES, SchemaDef, SchemaInvalid, get_schema
 from evidex.service.problems import ApiError
 from evidex.service.services import Services
 from evidex.workers.jobs import Job, JobOptions, new_job_id
@@ -56,6 +58,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 _IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+MAX_OPTIONS_BYTES = 16 * 1024  # every JobOptions field at its longest, written plainly: < 4 KiB
+_PAGE_RANGE = re.compile(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?")
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,13 @@ def safe_filename(name: str | None) -> str:
     return cleaned[:200]
 
 
+def _size_over(text: str, limit: int) -> int | None:
+    """The UTF-8 size of ``text`` when it is over ``limit`` bytes, else None (a text of more
+    characters than ``limit`` is over without being encoded)."""
+    size = len(text) if len(text) > limit else len(text.encode())
+    return size if size > limit else None
+
+
 def read_schema(
     name: str | None, schema_json: str | None
 ) -> tuple[SchemaDef, dict[str, Any] | None]:
@@ -88,6 +99,12 @@ def read_schema(
         raise ApiError("bad_request", "send exactly one of 'schema' (a name) or 'schema_json'")
     if name is not None:
         return get_schema(name), None
+    size = _size_over(schema_json or "", MAX_SCHEMA_BYTES)
+    if size is not None:
+        raise SchemaInvalid(
+            f"schema_json is {size} bytes; the limit is {MAX_SCHEMA_BYTES} bytes "
+            "(256 KiB): send a smaller schema, e.g. without long descriptions or unused $defs"
+        )
     try:
         raw = json.loads(schema_json or "")
     except json.JSONDecodeError as exc:
@@ -106,6 +123,13 @@ def read_schema(
 def read_options(raw: str | None, allowed_hosts: list[str]) -> JobOptions:
     if raw is None or not raw.strip():
         return JobOptions()
+    size = _size_over(raw, MAX_OPTIONS_BYTES)
+    if size is not None:
+        raise ApiError(
+            "options_invalid",
+            f"options is {size} bytes; the limit is {MAX_OPTIONS_BYTES} bytes "
+            "(see JobOptions in /schema for what it holds)",
+        )
     try:
         options = JobOptions.model_validate_json(raw)
     except ValidationError as exc:
@@ -117,6 +141,25 @@ def read_options(raw: str | None, allowed_hosts: list[str]) -> JobOptions:
     if options.webhook_url is not None:  # the worker checks again with the same rule when sending
         check_allowed(options.webhook_url, allowed_hosts)
     return options
+
+
+def _check_page_count(spec: str, max_pages: int) -> None:
+    """Refuse a selection naming more than ``max_pages`` pages, repeats counted, before anything
+    expands it: ``"1-200,1-200,..."`` is expanded range by range, each page compared with every
+    page already taken. A part that is not a page or a range is left to :func:`parse_pages`."""
+    named = 0
+    for part in spec.split(","):
+        found = _PAGE_RANGE.fullmatch(part)
+        if found is None:
+            continue
+        first, last = int(found[1]), int(found[2] or found[1])
+        named += max(0, last - first + 1)
+        if named > max_pages:
+            raise ApiError(
+                "options_invalid",
+                f"options.pages names more than {max_pages} pages, repeats counted; the "
+                f"service reads at most {max_pages} pages of a document: name each page once",
+            )
 
 
 def _check_document(data: bytes, filename: str, max_bytes: int, max_pages: int) -> Probe:
@@ -148,6 +191,8 @@ def submit(services: Services, tenant: str, sent: Submission) -> tuple[Job, bool
             check_window(schema, ContextBudget(options.context_tokens))
         except ContextTooSmall as exc:
             raise ApiError("options_invalid", f"options.context_tokens: {exc}") from None
+    if options.pages is not None:
+        _check_page_count(options.pages, settings.max_pages)
     found = _check_document(sent.data, filename, settings.max_upload_bytes, settings.max_pages)
     if options.pages is not None:
         try:

@@ -30,6 +30,7 @@ from evidex.workers.webhooks import webhook_key
 __all__ = ["V1_PROBLEMS", "JobForm", "JobSubmission", "JobsController", "owned_job"]
 
 V1_PROBLEMS = ("bad_request", "unauthorized", "rate_limited", "store_unavailable")
+MAX_FORM_PARTS = 8  # file, schema or schema_json, options: the rest is not read
 _NOT_FOUND = "no job with this id (for this API key)"
 JobId = Annotated[str, PathParameter(description="The job's id, as returned on submission.")]
 
@@ -95,7 +96,13 @@ class JobSubmission(Controller):
     )
     def create_job(
         self,
-        data: Annotated[JobForm, Body(media_type=RequestEncodingType.MULTI_PART)],
+        data: Annotated[
+            JobForm,
+            Body(
+                media_type=RequestEncodingType.MULTI_PART,
+                multipart_form_part_limit=MAX_FORM_PARTS,
+            ),
+        ],
         services: ServicesDep,
         tenant: TenantDep,
         idempotency_key: Annotated[
@@ -135,7 +142,8 @@ class JobsController(Controller):
         tenant: TenantDep,
         limit: Annotated[int, QueryParameter(ge=1, le=100, description="Page size.")] = 50,
         cursor: Annotated[
-            str | None, QueryParameter(description="next_cursor of the last page.")
+            str | None,
+            QueryParameter(max_length=128, description="next_cursor of the last page."),
         ] = None,
         status: Annotated[
             JobStatus | None, QueryParameter(description="Only jobs in this state.")

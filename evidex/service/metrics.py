@@ -3,6 +3,9 @@
 The route exists only when ``EVIDEX_METRICS_TOKEN`` is set (otherwise ``/metrics`` is a plain
 404) and answers only ``Authorization: Bearer <that token>`` -- a token of its own, not an API
 key, so a scraper holds no tenant's credential and a tenant cannot read the operator's figures.
+The token is checked by a guard, on the event loop, before any figure is read: a wrong one costs
+a constant-time compare, and ``create_app`` counts every request against the per-address limit
+first (:func:`evidex.service.ratelimit.per_address`), so guessing is slow too.
 The figures come from :mod:`evidex.workers.metrics` (Redis, shared by the API and every worker)
 and are rendered by ``prometheus_client``; the queue depth is read at scrape time.
 """
@@ -12,7 +15,9 @@ from __future__ import annotations
 import hmac
 from typing import Any
 
-from litestar import Controller, Request, Response, get
+from litestar import Controller, Response, get
+from litestar.connection import ASGIConnection
+from litestar.handlers.base import BaseRouteHandler
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import (
     CounterMetricFamily,
@@ -28,7 +33,7 @@ from evidex.service.services import Services, ServicesDep
 from evidex.workers.metrics import METRICS, Snapshot
 from evidex.workers.stores import StoreUnavailable
 
-__all__ = ["CONTENT_TYPE", "MetricsController", "render"]
+__all__ = ["CONTENT_TYPE", "MetricsController", "render", "require_metrics_token"]
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -77,6 +82,13 @@ def render(snap: Snapshot, queue_depth: int | None = None) -> bytes:
     return generate_latest(registry)
 
 
+async def require_metrics_token(
+    connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler
+) -> None:
+    """Guard of ``/metrics``: the metrics token, or 401."""
+    _authorised(connection.app.state.services, connection.headers.get("authorization"))
+
+
 def _authorised(services: Services, authorization: str | None) -> None:
     token = services.settings.metrics_token
     scheme, _, presented = (authorization or "").strip().partition(" ")
@@ -96,10 +108,10 @@ def _authorised(services: Services, authorization: str | None) -> None:
 class MetricsController(Controller):
     path = "/metrics"
     include_in_schema = False
+    guards = (require_metrics_token,)
 
     @get("/", sync_to_thread=True, media_type=CONTENT_TYPE)
-    def metrics(self, request: Request[Any, Any, Any], services: ServicesDep) -> Response[bytes]:
-        _authorised(services, request.headers.get("authorization"))
+    def metrics(self, services: ServicesDep) -> Response[bytes]:
         if services.metrics is None:
             raise ApiError("not_found", "no metrics are recorded by this service")
         depth_of = getattr(services.metrics, "queue_depth", None)

@@ -9,6 +9,7 @@ three places, translated once, here:
     EvidexError.code               domain errors: schema_invalid, pdf_encrypted, llm_unavailable,
                                    budget_exceeded ... (unknown codes: InputError 422, else 500)
     StoreUnavailable               store_unavailable (503): Redis or the blob store is down
+    RecursionError reading a body  bad_request (400): JSON nested deeper than msgspec reads
     litestar HTTPException         by status: 400 bad_request (validation), 404 not_found,
                                    405 method_not_allowed, 413 file_too_large ...
     anything else                  internal_error (500), logged with its traceback
@@ -67,9 +68,11 @@ PROBLEMS: dict[str, Kind] = {
     "page_not_found": Kind(404, "No such page in the document"),
     "method_not_allowed": Kind(405, "Method not allowed"),
     "job_not_ready": Kind(409, "The job has not succeeded (yet)"),
+    "job_limit_reached": Kind(409, "The job holds as many as it may"),
     "idempotency_conflict": Kind(409, "Idempotency-Key reused for a different request"),
     "file_too_large": Kind(413, "The document is too large"),
     "too_many_pages": Kind(413, "The document has too many pages"),
+    "page_too_large": Kind(413, "The page is too large to render"),
     "unsupported_media_type": Kind(415, "Only PDF documents are accepted"),
     "schema_invalid": Kind(422, "The schema cannot be used"),
     "options_invalid": Kind(422, "The options are invalid"),
@@ -92,6 +95,10 @@ PROBLEMS: dict[str, Kind] = {
     "queue_unavailable": Kind(503, "The job queue is unavailable"),
     "not_ready": Kind(503, "The service is not ready"),
 }
+
+# What Litestar's multipart parser says (as a 400) when a form has more parts than the route's
+# ``multipart_form_part_limit``.
+_MULTIPART_LIMIT = "Request Entity Too Large"
 
 # Litestar's own HTTP errors, by status.
 _BY_STATUS = {
@@ -169,15 +176,24 @@ def problem_response(
     )
 
 
-def _from_form_parsing(exc: Exception) -> bool:
-    """Whether ``exc`` escaped Litestar's multipart parser, which decodes every part without a
-    filename as text itself (a PDF sent without one, a latin-1 field, ``charset=bogus``)."""
-    if not isinstance(exc, UnicodeError | LookupError):
-        return False
+def _raised_in(exc: Exception) -> str:
+    """The module of the innermost Python frame ``exc`` passed through."""
     tb = exc.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
-    return tb is not None and tb.tb_frame.f_globals.get("__name__") == "litestar._multipart"
+    return str(tb.tb_frame.f_globals.get("__name__", "")) if tb is not None else ""
+
+
+def _from_form_parsing(exc: Exception) -> bool:
+    """Whether ``exc`` escaped Litestar's multipart parser, which decodes every part without a
+    filename as text itself (a PDF sent without one, a latin-1 field, ``charset=bogus``)."""
+    return isinstance(exc, UnicodeError | LookupError) and _raised_in(exc) == "litestar._multipart"
+
+
+def _from_body_decoding(exc: Exception) -> bool:
+    """Whether ``exc`` is msgspec refusing a JSON body nested deeper than it reads (a client's
+    ``[[[[...]]]]``): Litestar lets the ``RecursionError`` through as it is."""
+    return isinstance(exc, RecursionError) and _raised_in(exc).startswith("litestar.")
 
 
 def _handle(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:
@@ -205,6 +221,10 @@ def _handle(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[st
             "a multipart text field could not be decoded (not UTF-8, or an unknown charset); "
             "send the document as a file part with a filename",
         )
+    if _from_body_decoding(exc):
+        return problem_response(
+            "bad_request", "the JSON body is nested too deeply to be read; send a flatter one"
+        )
     if isinstance(exc, ValidationException):
         errors = exc.extra if isinstance(exc.extra, list) else None
         return problem_response("bad_request", exc.detail, errors=errors)
@@ -217,6 +237,11 @@ def _handle(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[st
         if exc.status_code == 413:  # Litestar stopped reading the body at the route's limit
             limit = request.route_handler.resolve_request_max_body_size()
             detail = f"the request body is over {limit} bytes; send a smaller document"
+        elif exc.status_code == 400 and exc.detail == _MULTIPART_LIMIT:
+            detail = (
+                "the form has more parts than this route reads; send file, schema or "
+                "schema_json, and options, once each"
+            )
         if code:
             return problem_response(code, detail, status=exc.status_code, headers=headers)
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)

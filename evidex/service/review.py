@@ -20,6 +20,11 @@ key gets 404 ``job_not_found`` on each of them, as for a missing job.
 
 The page is served with a strict Content-Security-Policy (:data:`CSP`): scripts and styles only
 from these routes, requests only to this origin, no framing.
+
+Bounds, for these routes and a review link's: every decision rewrites the job's whole decisions
+file, so once it holds :data:`MAX_DECISIONS_BYTES` a decision is 409 ``job_limit_reached``; a page
+image whose pixmap would pass :data:`MAX_PAGE_PIXELS` (a poster-sized page, or a PDF that claims
+one) is 413 ``page_too_large`` before anything is rendered.
 """
 
 from __future__ import annotations
@@ -35,17 +40,34 @@ from litestar.params import Body, PathParameter
 from evidex.extractors.render import page_sizes, pixel_size, render_page_png
 from evidex.schemas import LeafSpec, Result
 from evidex.service.auth import Caller
-from evidex.service.decisions import Decision, Decisions, decide, load_decisions, record_decision
+from evidex.service.decisions import (
+    Decision,
+    Decisions,
+    decide,
+    decisions_key,
+    load_decisions,
+    record_decision,
+)
 from evidex.service.decisions_export import ReviewExport, export_csv, review_export
 from evidex.service.jobs import V1_PROBLEMS, owned_job
 from evidex.service.problems import ApiError, problem_responses
 from evidex.service.review_page import PageImage, render_review, spec_for, static_text
 from evidex.service.services import Services, ServicesDep, TenantDep
 from evidex.workers.jobs import Job, JobStatus
+from evidex.workers.stores import BlobNotFound
 
-__all__ = ["CSP", "REVIEW_DPI", "ReviewAssets", "ReviewController"]
+__all__ = [
+    "CSP",
+    "MAX_DECISIONS_BYTES",
+    "MAX_PAGE_PIXELS",
+    "REVIEW_DPI",
+    "ReviewAssets",
+    "ReviewController",
+]
 
 REVIEW_DPI = 110
+MAX_DECISIONS_BYTES = 4 * 1024 * 1024  # about 10,000 decisions of a usual size
+MAX_PAGE_PIXELS = 25_000_000  # an A0 page at REVIEW_DPI is 18.7 million; 75 MB as RGB
 CSP = (
     "default-src 'none'; img-src 'self' data:; script-src 'self'; style-src 'self'; "
     "connect-src 'self'; frame-ancestors 'none'"
@@ -125,10 +147,18 @@ def page_png(services: Services, job: Job, page_file: str) -> Response[bytes]:
     found = _PAGE_FILE.fullmatch(page_file)
     if found is None or not _is_pdf(job):
         raise ApiError("page_not_found", f"no page image {page_file!r}: use '{{n}}.png'")
+    document, number = services.blob_store.get(job.document_key), int(found[1])
+    sizes = page_sizes(document)
+    if number <= len(sizes):
+        width, height = pixel_size(*sizes[number - 1], REVIEW_DPI)
+        if width * height > MAX_PAGE_PIXELS:
+            raise ApiError(
+                "page_too_large",
+                f"page {number} would be {width} x {height} pixels at {REVIEW_DPI} dpi, over "
+                f"the {MAX_PAGE_PIXELS:,} the service renders; its fields can still be reviewed",
+            )
     try:
-        png, _, _ = render_page_png(
-            services.blob_store.get(job.document_key), int(found[1]), REVIEW_DPI
-        )
+        png, _, _ = render_page_png(document, number, REVIEW_DPI)
     except IndexError as exc:
         raise ApiError("page_not_found", str(exc)) from None
     headers = {"Cache-Control": "private, max-age=600", "X-Content-Type-Options": "nosniff"}
@@ -143,8 +173,24 @@ def decide_and_record(
     if field is None:
         raise ApiError("field_not_found", f"the result has no field {field_path!r}")
     decision = decide(field_path, field, spec_for(_specs(job), field_path), data, who)
+    _check_room(services, job)
     record_decision(services.blob_store, job, decision, services.decision_lock)
     return decision
+
+
+def _check_room(services: Services, job: Job) -> None:
+    """``job_limit_reached`` once the job's decisions file holds MAX_DECISIONS_BYTES: each
+    decision reads and rewrites all of it, so its size is what every further decision costs."""
+    try:
+        size = len(services.blob_store.get(decisions_key(job)))
+    except BlobNotFound:
+        return
+    if size >= MAX_DECISIONS_BYTES:
+        raise ApiError(
+            "job_limit_reached",
+            f"the job's review decisions fill {size:,} bytes, the most one job keeps; export "
+            f"them (GET /v1/jobs/{job.id}/export.json) and review a new job of the document",
+        )
 
 
 def asset_response(name: str, cache: str) -> Response[str]:
@@ -187,7 +233,7 @@ class ReviewController(Controller):
         media_type="image/png",
         summary="One page of the document as a PNG (for the review page)",
         description=f"'{{n}}.png': page n, 1-based, rendered at {REVIEW_DPI} dpi.",
-        responses=problem_responses(*V1_PROBLEMS, *_JOB, "page_not_found"),
+        responses=problem_responses(*V1_PROBLEMS, *_JOB, "page_not_found", "page_too_large"),
     )
     def page_image(
         self, services: ServicesDep, tenant: TenantDep, job_id: JobId, page_file: PageFile
@@ -203,7 +249,9 @@ class ReviewController(Controller):
         'typed by the field\'s kind), "note": ""}. Saved beside the machine result (never '
         "changed) with who and when; the field's latest decision replaces the one before, "
         "the history keeps both.",
-        responses=problem_responses(*V1_PROBLEMS, *_JOB, "field_not_found", "decision_invalid"),
+        responses=problem_responses(
+            *V1_PROBLEMS, *_JOB, "field_not_found", "decision_invalid", "job_limit_reached"
+        ),
     )
     def decide_field(
         self,

@@ -19,6 +19,12 @@ and cannot be forged without the secret. A link is also recorded beside the job
 revoked), and a token is honoured only while its record exists, is unrevoked and unexpired:
 revoking is one write, and deleting the job deletes its links.
 
+Bounds: a job keeps at most :data:`MAX_LINKS_PER_JOB` links (revoked ones count: their records
+stay, so the listing keeps its history), each answered 409 ``job_limit_reached`` past it; a token
+longer than any this service signs is refused before its signature is computed; the public routes
+count each client address against ``EVIDEX_PUBLIC_RATE_LIMIT_PER_MINUTE`` (the guard is set in
+:func:`evidex.service.app.create_app`).
+
 Whatever is wrong with a token -- expired, revoked, tampered, for a deleted job -- the answer is
 the same: the page is a 404 page that says the link has expired or is not valid and shows
 nothing of the job; the requests the page makes (images, decisions) get a 404 ``not_found``
@@ -63,6 +69,7 @@ from evidex.workers.jobs import Job, now
 from evidex.workers.stores import BlobNotFound, BlobStore
 
 __all__ = [
+    "MAX_LINKS_PER_JOB",
     "PREFIX",
     "LinkRequest",
     "PublicAssets",
@@ -76,6 +83,8 @@ __all__ = [
 
 PREFIX = "evr1"
 MAX_EXPIRES_S = 90 * 24 * 3600
+MAX_LINKS_PER_JOB = 100
+MAX_TOKEN_CHARS = 512  # a token names a job, a tenant, a link and a time: about 230 characters
 _LOCK = threading.Lock()
 JobId = Annotated[str, PathParameter(description="The job's id, as returned on submission.")]
 Token = Annotated[str, PathParameter(description="The token of a review link.")]
@@ -217,7 +226,9 @@ class ReviewLinksController(Controller):
         description="The URL opens the job's review page until expires_in seconds from now "
         "(or until revoked); decisions made there are recorded as the reviewer's. 404 "
         "not_found while the service has no EVIDEX_REVIEW_LINK_SECRET.",
-        responses=problem_responses(*V1_PROBLEMS, "job_not_found", "job_not_ready", "not_found"),
+        responses=problem_responses(
+            *V1_PROBLEMS, "job_not_found", "job_not_ready", "job_limit_reached", "not_found"
+        ),
     )
     def create_link(
         self,
@@ -248,6 +259,13 @@ class ReviewLinksController(Controller):
         )
         with _LOCK:
             links = _load(services.blob_store, job)
+            if len(links.links) >= MAX_LINKS_PER_JOB:
+                raise ApiError(
+                    "job_limit_reached",
+                    f"the job has {len(links.links)} review links, the most one job keeps "
+                    f"(revoked ones count); share one of its links, or submit the document "
+                    "again for a new job",
+                )
             links.links[link.id] = link
             _store(services.blob_store, job, links)
         token = make_token(secret, job.id, job.tenant, link.id, int(expires.timestamp()))
@@ -304,7 +322,9 @@ def _gone() -> Response[str]:
 
 def _open(services: Services, token: str) -> tuple[Job, Result, ReviewLink]:
     secret = services.settings.review_link_secret
-    claims = read_token(secret.get_secret_value(), token) if secret is not None else None
+    if secret is None or len(token) > MAX_TOKEN_CHARS:
+        raise _Invalid
+    claims = read_token(secret.get_secret_value(), token)
     if claims is None:
         raise _Invalid
     job_id, tenant, link_id = claims
@@ -343,7 +363,7 @@ class PublicReview(Controller):
         summary="The review page, opened with a review link's token (no API key)",
         description="The page of GET /v1/jobs/{id}/review for the link's job." + _BAD_TOKEN,
         responses={
-            **problem_responses("bad_request"),
+            **problem_responses("bad_request", "rate_limited"),
             404: ResponseSpec(
                 data_container=str,
                 media_type=MediaType.HTML,
@@ -366,7 +386,9 @@ class PublicReview(Controller):
         media_type="image/png",
         summary="A page of the link's document as a PNG",
         description=f"'{{n}}.png': page n, 1-based, rendered at {REVIEW_DPI} dpi." + _BAD_TOKEN_API,
-        responses=problem_responses("bad_request", "page_not_found", "not_found"),
+        responses=problem_responses(
+            "bad_request", "rate_limited", "page_not_found", "page_too_large", "not_found"
+        ),
     )
     def page_image(self, services: ServicesDep, token: Token, page_file: PageFile) -> Response[Any]:
         try:
@@ -382,7 +404,12 @@ class PublicReview(Controller):
         description="The body of PATCH /v1/jobs/{id}/fields/{path}; the decision's 'who' is "
         "the link's reviewer and id." + _BAD_TOKEN_API,
         responses=problem_responses(
-            "bad_request", "field_not_found", "decision_invalid", "not_found"
+            "bad_request",
+            "rate_limited",
+            "field_not_found",
+            "decision_invalid",
+            "job_limit_reached",
+            "not_found",
         ),
     )
     def decide_field(

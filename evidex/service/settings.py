@@ -71,6 +71,13 @@ class ServiceSettings(WorkerSettings):
     max_upload_bytes: int = Field(default=25 * MIB, ge=1)
     max_pages: int = Field(default=200, ge=1)
     rate_limit_per_minute: int = Field(default=120, ge=1)
+    public_rate_limit_per_minute: int = Field(
+        default=120,
+        ge=1,
+        description="EVIDEX_PUBLIC_RATE_LIMIT_PER_MINUTE: requests a minute from one client "
+        "address to the routes that answer without an API key and work for it (a review "
+        "link's page, images and decisions; /metrics).",
+    )
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
     metrics_token: SecretStr | None = Field(

@@ -46,7 +46,11 @@ class JobEvent(BaseModel):
 
 
 class JobOptions(BaseModel):
-    """What a client may choose per job (the ``options`` JSON of ``POST /v1/jobs``)."""
+    """What a client may choose per job (the ``options`` JSON of ``POST /v1/jobs``).
+
+    Every field is bounded here, where the API reads it and where the worker reads the job
+    back: a client's text never reaches a model client, a URL parser or a page range unbounded.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -57,15 +61,33 @@ class JobOptions(BaseModel):
         "'layout' (PyMuPDF's layout model, slower), 'off'.",
     )
     llm: Literal["openai", "rules"] | None = None
-    model: str | None = None
-    pages: str | None = Field(default=None, description="Page selection, e.g. '1-3,5'.")
+    model: str | None = Field(
+        default=None,
+        max_length=128,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$",
+        description="The model's name (default EVIDEX_MODEL): letters, digits and . _ : / @ + -, "
+        "at most 128 characters.",
+    )
+    pages: str | None = Field(
+        default=None,
+        max_length=1000,
+        pattern=r"^[0-9 ,-]*$",
+        description="Page selection, e.g. '1-3,5': digits, ',', '-' and spaces, at most 1000 "
+        "characters, naming at most the service's page limit.",
+    )
     context_tokens: int | None = Field(
         default=None,
         ge=1,
+        le=10_000_000,
         description="The model's window in tokens (default EVIDEX_CONTEXT_TOKENS): a longer "
         "document is sent in the pages most relevant to the fields.",
     )
-    webhook_url: str | None = None
+    webhook_url: str | None = Field(
+        default=None,
+        max_length=2048,
+        description="Where the job's end is posted (https, a host the operator allows), at most "
+        "2048 characters.",
+    )
 
 
 class Job(BaseModel):
