@@ -80,7 +80,8 @@ def sub_schema(schema: SchemaDef, names: Sequence[str]) -> SchemaDef:
         **fields,
     )
     rules = tuple(rule for rule in schema.rules if all(_top(p) in names for p in _rule_paths(rule)))
-    return SchemaDef(schema.name, model, rules, schema.description)
+    recipe = (sub_schema, (schema, tuple(names)))
+    return SchemaDef(schema.name, model, rules, schema.description, recipe=recipe)
 
 
 def merge_answers(schema: SchemaDef, parts: Sequence[Mapping[str, Any]]) -> BaseModel:

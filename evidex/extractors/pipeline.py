@@ -14,6 +14,7 @@ model that refuses a prompt as too long gets one smaller one, then ``llm_context
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from evidex.extractors.errors import LLMContextExceeded
 from evidex.extractors.groups import merge_answers
 from evidex.extractors.llm.base import LLMBackend, LLMRequest, LLMResponse
 from evidex.extractors.plan import Call, Planner
-from evidex.extractors.verify import verify
+from evidex.extractors.verify import Verification, verify
 from evidex.schemas import (
     CallTrace,
     ContextTrace,
@@ -41,7 +42,10 @@ from evidex.schemas import (
 )
 from evidex.schemas.result import PageInfo
 
-__all__ = ["MAX_CONTINUATIONS", "extract", "extract_parsed", "planned_calls"]
+__all__ = ["MAX_CONTINUATIONS", "Verifier", "extract", "extract_parsed", "planned_calls"]
+
+Verifier = Callable[[SchemaDef, Any, pd.DataFrame], Verification]
+"""``verify`` or what runs it elsewhere (a worker runs it in a child process, under a bound)."""
 
 MAX_CONTINUATIONS = 3  # times one list is re-asked with the next page
 
@@ -323,6 +327,7 @@ def extract_parsed(
     parse_ms: float = 0.0,
     started: float | None = None,
     context: ContextBudget | None = None,
+    verifier: Verifier = verify,
 ) -> Result:
     """Extract from a document already parsed into its line table.
 
@@ -355,7 +360,7 @@ def extract_parsed(
     output = merge_answers(schema, [*parts, final])
     timings["llm"] = _ms(t)
     t = time.perf_counter()
-    checked = verify(schema, output, document.lines)
+    checked = verifier(schema, output, document.lines)
     mark_incomplete(checked.fields, lists)
     timings["verify"] = _ms(t)
     timings["total"] = _ms(started)

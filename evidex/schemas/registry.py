@@ -1,9 +1,17 @@
-"""``SchemaDef``: an extraction schema ready to use, and the registry of built-in ones."""
+"""``SchemaDef``: an extraction schema ready to use, and the registry of built-in ones.
+
+A schema crosses a process boundary (a worker runs a job's CPU stages in child processes) as the
+recipe that built it, not as its models: a client's schema is made of Pydantic classes created at
+run time, which ``pickle`` cannot name. A built-in is sent by name, a client's JSON Schema as its
+JSON (built once per process on arrival), a part of a schema as its whole and the part's fields.
+"""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from pydantic import BaseModel, Field, create_model
@@ -27,6 +35,22 @@ class SchemaDef:
     rules: tuple[Rule, ...] = ()
     description: str = ""
     source: dict[str, Any] | None = field(default=None, compare=False)
+    # How to build this schema again in another process, when it is neither a built-in nor a
+    # client's JSON Schema (a part of one: ``(sub_schema, (whole, names))``).
+    recipe: tuple[Callable[..., SchemaDef], tuple[Any, ...]] | None = field(
+        default=None, compare=False, repr=False
+    )
+
+    def __reduce__(self) -> tuple[Callable[..., SchemaDef], tuple[Any, ...]]:
+        """Pickle as the recipe (see the module docstring)."""
+        if BUILTIN.get(self.name) is self:
+            return get_schema, (self.name,)
+        if self.source is not None:
+            return _from_json, (json.dumps(self.source, ensure_ascii=False), self.name)
+        if self.recipe is not None:
+            return self.recipe
+        # A caller's importable model: the class pickles by name; no cached models go along.
+        return SchemaDef, (self.name, self.model, self.rules, self.description)
 
     @cached_property
     def leaves(self) -> tuple[LeafSpec, ...]:
@@ -96,3 +120,11 @@ def get_schema(name: str) -> SchemaDef:
             f"unknown schema {name!r}: use one of {', '.join(builtin_names())} "
             "or pass a JSON Schema file"
         ) from None
+
+
+@lru_cache(maxsize=128)
+def _from_json(text: str, name: str) -> SchemaDef:
+    """A client's schema rebuilt from its JSON text, once per process."""
+    from .jsonschema import schema_from_json  # it builds on this module
+
+    return schema_from_json(json.loads(text), name=name)

@@ -108,6 +108,9 @@ class Job(BaseModel):
     error: JobError | None = None
     events: list[JobEvent] = Field(default_factory=list)
     attempts: int = 0
+    # Runs of the job whose worker died or stalled past its lease (found running when delivered
+    # again): a job that did that to POISON_AFTER workers is failed ``job_poisoned``.
+    lost_runs: int = 0
     idempotency_key: str | None = None
     reserved_tokens: int = 0
 

@@ -8,9 +8,10 @@
 
 Redelivery *will* happen (late acknowledgement), so the task id is the job id and every step is a
 compare-and-set on the job's status. A delivery that finds the job queued takes it (``attempts``
-+ 1); running, knows its worker died before acknowledging (the visibility timeout exceeds the
-longest run) and runs it again as a new attempt -- a document that kills its worker every time
-ends ``worker_lost``, not in a loop; succeeded or failed, does nothing: nothing is stored, billed
++ 1); running, knows its worker died or stalled before acknowledging (its lease lapsed, or the
+visibility timeout passed) and runs it again as a new attempt -- a job that did that to
+:data:`POISON_AFTER` workers is quarantined, failed ``job_poisoned``, never handed on for ever;
+succeeded or failed, does nothing: nothing is stored, billed
 or notified twice. The result is an upsert under a fixed key; only the delivery whose final
 compare-and-set wins queues the webhook.
 
@@ -18,8 +19,13 @@ Transient errors (``RunError.transient``: a model outage, the budget counter or 
 unreachable, a crashed parser process) go back to the queue with exponential backoff and jitter,
 ``task_max_retries`` times, then fail with the last error's code; a pending retry's reason is in
 ``job.error``. Permanent errors (``InputError``, other ``RunError``, ``ConfigError``) fail at once;
-anything else is a bug: ``internal_error``. The threads pool enforces no Celery time limit, so the
-soft limit is enforced here: parsing gets what is left of it, no model call starts after it.
+anything else is a bug: ``internal_error``.
+
+Time. The threads pool enforces no Celery time limit, so the soft limit is enforced here: no
+stage starts after it. The job's CPU stages (parsing, a computing backend such as ``rules``,
+verification) run through ``deps.stages`` (:mod:`evidex.workers.stages`): in a worker, each in a
+child process bounded by ``stage_time_limit_s`` (or what is left of the soft limit, if less), so
+a stage that never ends fails the job ``job_timeout`` naming the stage, and stalls nothing else.
 """
 
 from __future__ import annotations
@@ -30,18 +36,21 @@ import math
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+import pandas as pd
 from celery.exceptions import SoftTimeLimitExceeded
+from pydantic import BaseModel
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from evidex.extractors.backends import make_context, make_llm, make_parser
+from evidex.extractors.backends import make_context, make_llm
 from evidex.extractors.context import ContextBudget
 from evidex.extractors.document import ParsedDocument, select_pages
-from evidex.extractors.llm.base import LLMBackend
+from evidex.extractors.llm.base import LLMBackend, LLMRequest, LLMResponse
 from evidex.extractors.pipeline import extract_parsed, planned_calls
 from evidex.extractors.settings import Settings
+from evidex.extractors.verify import Verification
 from evidex.schemas import ConfigError, EvidexError, SchemaDef
 from evidex.schemas.errors import InputError, RunError
 from evidex.workers.budget import Budget, BudgetUnavailable, job_upper_bound, tokens_used
@@ -51,50 +60,37 @@ from evidex.workers.logs import bind_job
 from evidex.workers.metrics import Metrics, job_ended, job_result
 from evidex.workers.settings import WorkerSettings
 from evidex.workers.shared import extraction_schema
+from evidex.workers.stages import CPU_BACKENDS, InlineStages, JobTimeout, Stages
 from evidex.workers.stores import BlobNotFound, BlobStore, JobStore, StoreUnavailable
 
 __all__ = [
+    "POISON_AFTER",
     "RETRY_BASE_S",
     "RETRY_CAP_S",
     "STORE_DOWN",
     "UNMETERED",
     "Deps",
-    "JobTimeout",
+    "JobPoisoned",
     "OptionsInvalid",
-    "ParseFn",
-    "ParserCrashed",
     "RetryJob",
-    "WorkerLost",
     "backoff",
-    "parse_inline",
     "process",
     "result_key",
 ]
 
 log = logging.getLogger(__name__)
 
-ParseFn = Callable[[str, bytes, str, float], ParsedDocument]
-"""``(parser name, document bytes, filename, seconds left) -> ParsedDocument``."""
-
-UNMETERED = frozenset({"rules"})  # backends that call no model: nothing to budget
+UNMETERED = CPU_BACKENDS  # backends that call no model: nothing to budget
 STORE_DOWN = (StoreUnavailable, RedisConnectionError, RedisTimeoutError)
 RETRY_BASE_S, RETRY_CAP_S = 10.0, 600.0
+POISON_AFTER = 2  # workers a job may kill or stall before it is quarantined
 _QUEUED, _RUNNING = frozenset({JobStatus.QUEUED}), frozenset({JobStatus.RUNNING})
 
 
-class JobTimeout(RunError):
-    code = "timeout"
+class JobPoisoned(RunError):
+    """The job's workers died or stalled while running it, ``POISON_AFTER`` times."""
 
-
-class ParserCrashed(RunError):
-    """The parser's process died (a crash or out of memory); retried, it may pass."""
-
-    code = "parser_crashed"
-    transient = True
-
-
-class WorkerLost(RunError):
-    code = "worker_lost"
+    code = "job_poisoned"
 
 
 class OptionsInvalid(InputError):
@@ -120,12 +116,6 @@ def backoff(
     return min(cap_s, math.ldexp(base_s, min(max(attempt - 1, 0), 60))) * (0.5 + rand() / 2)
 
 
-def parse_inline(parser: str, data: bytes, filename: str, timeout_s: float) -> ParsedDocument:
-    """Parse in the calling thread (tests, the CLI); the time limit is not enforced here."""
-    # The parse process is an entry point of its own: it reads the settings Azure needs here.
-    return make_parser(parser, Settings()).parse(data, filename)
-
-
 def result_key(job: Job) -> str:
     return f"{job.tenant}/{job.id}/result.json"
 
@@ -138,7 +128,7 @@ class Deps:
     blobs: BlobStore
     settings: WorkerSettings
     make_llm: Callable[[Settings], LLMBackend] = make_llm
-    parse: ParseFn = parse_inline
+    stages: Stages = field(default_factory=InlineStages)  # a worker's: ProcessStages
     budget: Budget | None = None  # None: no budget (EVIDEX_MONTHLY_TOKEN_BUDGET unset)
     on_final: Callable[[Job], None] | None = None  # the job ended and has a webhook_url
     rand: Callable[[], float] = random.random
@@ -146,12 +136,13 @@ class Deps:
     metrics: Metrics | None = None  # None: figures are not recorded (evidex.workers.metrics)
 
 
-def process(job_id: str, deps: Deps) -> None:
+def process(job_id: str, deps: Deps, handed_back: bool = False) -> None:
     """Run one delivery of ``job_id``'s task; raises :class:`RetryJob` when it should run again.
 
-    Store errors that leave no way to record the outcome propagate (the task retries them).
+    Store errors that leave no way to record the outcome propagate (the task retries them, with
+    ``handed_back``: the job is still running, but no worker died or stalled on it).
     """
-    job = _start(job_id, deps)
+    job = _start(job_id, deps, handed_back)
     if job is None:
         return
     bind_job(job.id, job.tenant, job.attempts)
@@ -172,7 +163,7 @@ def process(job_id: str, deps: Deps) -> None:
         _finished(done, deps)
 
 
-def _start(job_id: str, deps: Deps) -> Job | None:
+def _start(job_id: str, deps: Deps, handed_back: bool = False) -> Job | None:
     job = deps.jobs.get(job_id)
     if job is None:
         log.warning("job %s no longer exists; its task does nothing", job_id)
@@ -181,16 +172,20 @@ def _start(job_id: str, deps: Deps) -> Job | None:
         return None
     if job.status is JobStatus.QUEUED:
         return deps.jobs.transition(job_id, _QUEUED, JobStatus.RUNNING, attempts=job.attempts + 1)
-    # Running, and delivered again: the worker that ran it died before acknowledging.
-    if job.attempts > deps.settings.task_max_retries:
-        lost = WorkerLost(
-            f"the worker running this job stopped {job.attempts} times (killed, out of memory?); "
-            "the document may be too large: try fewer pages"
+    # Running, and delivered again: the worker that ran it died or stalled before acknowledging.
+    lost = job.lost_runs + (0 if handed_back else 1)
+    if lost >= POISON_AFTER or job.attempts > deps.settings.task_max_retries:
+        poisoned = JobPoisoned(
+            f"the workers running this job died or stalled {lost} times (killed, out of memory, "
+            "a step that never ended); it is not run again: check the document and the schema, "
+            "or send fewer pages"
         )
-        _end_failed(job, lost, deps)
+        _end_failed(job, poisoned, deps, lost_runs=lost)
         return None
-    log.warning("job %s was running on a worker that died; running it again", job_id)
-    return deps.jobs.transition(job_id, _RUNNING, JobStatus.RUNNING, attempts=job.attempts + 1)
+    log.warning("job %s was running on a worker that died or stalled; running it again", job_id)
+    return deps.jobs.transition(
+        job_id, _RUNNING, JobStatus.RUNNING, attempts=job.attempts + 1, lost_runs=lost
+    )
 
 
 def _run(job: Job, deps: Deps, deadline: float) -> str:
@@ -204,10 +199,14 @@ def _run(job: Job, deps: Deps, deadline: float) -> str:
     default = deps.settings.parser
     parser: str = job.options.parser or ("text" if job.media_type.startswith("text/") else default)
     parser += f":{job.options.tables}" if job.options.tables and parser != "text" else ""
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise JobTimeout(_timeout_message(deps))
-    parsed = deps.parse(parser, data, job.filename, left)
+
+    def bound() -> float:  # a stage's time: its own limit, or what is left of the job's
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise JobTimeout(_timeout_message(deps))
+        return min(float(deps.settings.stage_time_limit_s), left)
+
+    parsed = deps.stages.parse(parser, data, job.filename, bound())
     if job.options.pages:
         try:
             parsed = select_pages(parsed, job.options.pages)
@@ -215,12 +214,24 @@ def _run(job: Job, deps: Deps, deadline: float) -> str:
             raise OptionsInvalid(str(exc)) from None
     parse_ms = round((time.perf_counter() - started) * 1000, 2)
     llm = deps.make_llm(settings)
+    if llm.name in CPU_BACKENDS:
+        llm = _StageBackend(llm.name, llm, deps.stages, bound)
     context = make_context(settings)
     metered = llm.name not in UNMETERED and _reserve(job, deps, parsed, schema, settings, context)
     if time.monotonic() >= deadline:
         raise JobTimeout(_timeout_message(deps))
+
+    def verifier(schema: SchemaDef, output: BaseModel, lines: pd.DataFrame) -> Verification:
+        return deps.stages.verify(schema, output, lines, bound())
+
     result = extract_parsed(
-        parsed, schema, llm=llm, parse_ms=parse_ms, started=started, context=context
+        parsed,
+        schema,
+        llm=llm,
+        parse_ms=parse_ms,
+        started=started,
+        context=context,
+        verifier=verifier,
     )
     key = result_key(job)
     deps.blobs.put(key, result.to_json().encode(), "application/json")
@@ -228,6 +239,19 @@ def _run(job: Job, deps: Deps, deadline: float) -> str:
     if metered:
         _settle(job, deps, tokens_used(result.trace.usage))
     return key
+
+
+@dataclass
+class _StageBackend:
+    """A backend that computes its answer (rules), run as a stage of ``stages``."""
+
+    name: str
+    inner: LLMBackend
+    stages: Stages
+    bound: Callable[[], float]
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        return self.stages.answer(self.inner, request, self.bound())
 
 
 def _stored_result(job: Job, deps: Deps) -> str | None:
@@ -323,13 +347,18 @@ def _fail_or_retry(job: Job, exc: BaseException, deps: Deps) -> None:
     _end_failed(job, exc, deps)
 
 
-def _end_failed(job: Job, exc: BaseException, deps: Deps) -> None:
+def _end_failed(job: Job, exc: BaseException, deps: Deps, lost_runs: int | None = None) -> None:
     _settle(job, deps, None)  # a failed call's usage is unknown: the reservation is kept
     error = _describe(exc)
     if _transient(exc):
         error.message += f" (gave up after {job.attempts} attempts)"
     failed = deps.jobs.transition(
-        job.id, _RUNNING, JobStatus.FAILED, error=error, reserved_tokens=0
+        job.id,
+        _RUNNING,
+        JobStatus.FAILED,
+        error=error,
+        reserved_tokens=0,
+        lost_runs=job.lost_runs if lost_runs is None else lost_runs,
     )
     if failed is not None:
         job_ended(deps.metrics, failed)

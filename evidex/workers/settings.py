@@ -41,19 +41,27 @@ class WorkerSettings(Settings):
     parse_processes: int | None = Field(
         default=None,
         ge=1,
-        description="Processes of a worker's parser pool; unset: one per CPU core it may use.",
+        description="Processes of a worker's pool for the jobs' CPU stages (parsing, the rules "
+        "backend, verification); unset: one per CPU core it may use.",
     )
     parse_tasks_per_process: int = Field(
         default=1000,
         ge=1,
-        description="Documents a parser process reads before it is replaced (bounds its memory; "
+        description="Stages a pool process runs before it is replaced (bounds its memory; "
         "starting one costs about a second of CPU, so not too often).",
     )
+    stage_time_limit_s: float = Field(
+        default=120.0,
+        ge=1.0,
+        description="Longest a CPU stage of one job (parse, rules backend, verification) may "
+        "run in its child process before it is killed and the job fails job_timeout.",
+    )
     # Leases, heartbeat, sweeper (evidex/workers/leases.py, sweeper.py): a dead worker's jobs are
-    # sent again within about lease_ttl_s + sweep_interval_s.
-    lease_ttl_s: float = Field(default=30.0, ge=1.0)
-    heartbeat_s: float = Field(default=5.0, gt=0)
-    sweep_interval_s: float = Field(default=5.0, gt=0)
+    # sent again within about lease_ttl_s + sweep_interval_s. The job's CPU work runs in child
+    # processes, so nothing a job does delays the heartbeat: a short lease is safe.
+    lease_ttl_s: float = Field(default=10.0, ge=1.0)
+    heartbeat_s: float = Field(default=2.0, gt=0)
+    sweep_interval_s: float = Field(default=2.0, gt=0)
     monthly_token_budget: int | None = Field(
         default=None, description="Per tenant and calendar month, in tokens; unset: no budget."
     )

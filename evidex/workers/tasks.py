@@ -46,22 +46,23 @@ def register_tasks(app: Celery, deps: Callable[[], Deps]) -> None:
     closure, with its ``deps``, would answer to the name)."""
 
     @app.task(name=RUN_JOB, bind=True, max_retries=None, ignore_result=True, shared=False)
-    def run_job(self: Task[[str], None], job_id: str) -> None:
+    def run_job(self: Task[[str, bool], None], job_id: str, handed_back: bool = False) -> None:
         d = deps()
         clear_job()  # a pool thread runs many tasks: no context from the one before
         bind_job(job_id)
         try:
             if d.leases is None:
-                process(job_id, d)
+                process(job_id, d, handed_back)
             else:
-                run_leased(job_id, d, d.leases)
+                run_leased(job_id, d, d.leases, handed_back)
         except RetryJob as retry:
             if d.leases is not None:  # the sweeper sends it again if this retry never arrives
                 d.leases.set_due(job_id, retry.delay_s + d.leases.ttl_s)
             raise self.retry(countdown=retry.delay_s) from None
         except STORE_DOWN as exc:  # not even the outcome could be recorded: deliver again later
             log.warning("job %s: a store is unavailable (%s); retrying", job_id, exc)
-            raise self.retry(countdown=backoff(self.request.retries + 1)) from exc
+            countdown = backoff(self.request.retries + 1)
+            raise self.retry(countdown=countdown, kwargs={"handed_back": True}) from exc
         finally:
             clear_job()
 
@@ -81,7 +82,7 @@ def register_tasks(app: Celery, deps: Callable[[], Deps]) -> None:
             raise self.retry(countdown=backoff(attempt, WEBHOOK_BASE_S, WEBHOOK_CAP_S, d.rand))
 
 
-def run_leased(job_id: str, deps: Deps, leases: Leases) -> None:
+def run_leased(job_id: str, deps: Deps, leases: Leases, handed_back: bool = False) -> None:
     """:func:`process` holding the job's lease, writing through fenced stores; a delivery of a
     job another worker holds a live lease on does nothing (the other worker owns its outcome)."""
     with leases.hold(job_id) as ours:
@@ -102,7 +103,7 @@ def run_leased(job_id: str, deps: Deps, leases: Leases) -> None:
             make_llm=make_llm,
         )
         try:
-            process(job_id, fenced)
+            process(job_id, fenced, handed_back)
         except LeaseLost:
             log.warning("job %s: another worker took it over; this run stops", job_id)
 

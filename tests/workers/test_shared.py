@@ -18,11 +18,12 @@ from evidex.extractors.llm.openai_backend import OpenAIBackend
 from evidex.extractors.settings import Settings
 from evidex.schemas import SchemaInvalid
 from evidex.workers.blobstore_memory import MemoryBlobStore
-from evidex.workers.celery_app import ProcessParsing, build_deps
+from evidex.workers.celery_app import build_deps
 from evidex.workers.jobs import Job
 from evidex.workers.jobstore_memory import MemoryJobStore
 from evidex.workers.settings import WorkerSettings
 from evidex.workers.shared import SharedLLMs, custom_schema, extraction_schema
+from evidex.workers.stages import ProcessStages
 
 PROPERTIES: dict[str, Any] = {
     "total": {"type": "number", "x-evidex-kind": "amount"},
@@ -84,7 +85,6 @@ def test_the_worker_shares_one_openai_client_between_jobs() -> None:
         settings,
         jobs=MemoryJobStore(),
         blobs=MemoryBlobStore(),
-        parse=lambda *_: pytest.fail("not parsing here"),
     )
     first, second = deps.make_llm(settings), deps.make_llm(settings.model_copy())
     assert isinstance(first, OpenAIBackend) and first is second
@@ -120,14 +120,14 @@ def test_an_invalid_client_schema_fails_every_time() -> None:
             custom_schema(bad)
 
 
-def test_the_parse_pool_has_a_process_per_usable_core_and_replaces_them_as_configured() -> None:
-    assert ProcessParsing().workers == len(os.sched_getaffinity(0))
+def test_the_stage_pool_has_a_process_per_usable_core_and_replaces_them_as_configured() -> None:
+    assert ProcessStages().workers == len(os.sched_getaffinity(0))
     deps = build_deps(
         Celery(set_as_current=False),
         WorkerSettings(parse_processes=3, parse_tasks_per_process=7),
         jobs=MemoryJobStore(),
         blobs=MemoryBlobStore(),
     )
-    assert isinstance(deps.parse, ProcessParsing)
-    assert (deps.parse.workers, deps.parse.tasks_per_child) == (3, 7)
+    assert isinstance(deps.stages, ProcessStages)
+    assert (deps.stages.workers, deps.stages.tasks_per_child) == (3, 7)
     assert WorkerSettings().parse_processes is None

@@ -31,10 +31,10 @@ from evidex.schemas import ConfigError, get_schema
 from evidex.workers.blobstore_memory import MemoryBlobStore
 from evidex.workers.blobstore_s3 import S3BlobStore
 from evidex.workers.budget import Budget
-from evidex.workers.celery_app import ProcessParsing, check_settings, make_celery
+from evidex.workers.celery_app import check_settings, make_celery
 from evidex.workers.jobs import Job, JobOptions, JobStatus, new_job_id
 from evidex.workers.jobstore_memory import MemoryJobStore
-from evidex.workers.runner import Deps, JobTimeout, RetryJob, process, result_key
+from evidex.workers.runner import Deps, RetryJob, process, result_key
 from evidex.workers.settings import WorkerSettings
 
 INVOICE = (SAMPLES / "invoice.pdf").read_bytes()
@@ -211,7 +211,7 @@ def test_a_transient_model_outage_is_retried_then_succeeds() -> None:
         ),
         ({"schema_name": "recipe"}, None, "schema_invalid", 0),
         ({}, LLMRefused("the model refused: no", refusal="no"), "llm_refused", 1),
-        ({}, SoftTimeLimitExceeded(), "timeout", 1),
+        ({}, SoftTimeLimitExceeded(), "job_timeout", 1),
     ],
 )
 def test_a_permanent_error_fails_at_once(
@@ -278,13 +278,39 @@ def test_a_job_found_running_was_lost_with_its_worker_and_runs_again() -> None:
     assert (done.attempts, statuses(done)) == (2, ["running", "running", "succeeded"])
 
 
-def test_a_job_that_keeps_killing_its_worker_fails_as_worker_lost() -> None:
+def test_a_job_that_killed_or_stalled_two_workers_is_quarantined_as_poisoned() -> None:
+    w = world()
+    once, twice = w.submit(), w.submit()
+    queued, running = frozenset({JobStatus.QUEUED}), JobStatus.RUNNING
+    w.jobs.transition(once.id, queued, running, attempts=1)
+    w.jobs.transition(twice.id, queued, running, attempts=2, lost_runs=1)
+    process(once.id, w.deps)  # its worker died: run again, the lost run counted
+    again = w.job(once.id)
+    assert (again.status, again.lost_runs, w.llm.calls) == (JobStatus.SUCCEEDED, 1, 1)
+    process(twice.id, w.deps)  # its second worker died too: quarantined, not run a third time
+    failed = w.job(twice.id)
+    assert failed.status is JobStatus.FAILED and failed.lost_runs == 2
+    assert failed.error is not None and failed.error.code == "job_poisoned"
+    assert "died or stalled 2 times" in failed.error.message
+    assert w.llm.calls == 1
+
+
+def test_a_job_handed_back_by_a_live_worker_is_not_counted_as_lost() -> None:
+    w = world()
+    job = w.submit()
+    w.jobs.transition(job.id, frozenset({JobStatus.QUEUED}), JobStatus.RUNNING, attempts=1)
+    process(job.id, w.deps, handed_back=True)  # a store was down: the task was retried
+    done = w.job(job.id)
+    assert (done.status, done.lost_runs) == (JobStatus.SUCCEEDED, 0)
+
+
+def test_a_job_retried_past_its_limit_while_running_is_quarantined() -> None:
     w = world()
     job = w.submit()
     w.jobs.transition(job.id, frozenset({JobStatus.QUEUED}), JobStatus.RUNNING, attempts=3)
-    process(job.id, w.deps)
+    process(job.id, w.deps, handed_back=True)
     failed = w.job(job.id)
-    assert failed.error is not None and failed.error.code == "worker_lost"
+    assert failed.error is not None and failed.error.code == "job_poisoned"
     assert w.llm.calls == 0
 
 
@@ -390,20 +416,6 @@ def test_a_budget_setting_without_a_budget_store_fails_closed() -> None:
 
 
 # -- parsing in a process pool, and the app's configuration --------------------------------------
-
-
-def test_process_parsing_parses_and_kills_an_overrunning_parse() -> None:
-    parsing = ProcessParsing(workers=1)
-    try:
-        doc = parsing("pymupdf", INVOICE, "invoice.pdf", 60.0)
-        assert doc.page_count == 1 and "INV-2026-00418" in " ".join(doc.lines["text"])
-        with pytest.raises(JobTimeout) as late:
-            parsing("pymupdf", INVOICE, "invoice.pdf", 0.0001)
-        assert late.value.code == "timeout"
-        again = parsing("pymupdf", INVOICE, "invoice.pdf", 60.0)  # a fresh pool
-        assert again.sha256 == doc.sha256
-    finally:
-        parsing.close()
 
 
 def test_the_visibility_timeout_must_cover_the_time_limit_and_retry_delays() -> None:

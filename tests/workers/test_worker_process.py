@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
+import pymupdf
 import pytest
 import redis
 from celery import Celery
 from local_http import serving
-from worker_app import SLOW_CALL, configure
+from worker_app import SLOW_CALL, STALL_TEXT, configure
 
 from evidex.workers.blobstore_local import LocalBlobStore
 from evidex.workers.celery_app import make_celery
@@ -357,3 +358,58 @@ def test_a_rolling_restart_under_load_loses_nothing_and_runs_nothing_twice(
     finally:
         for worker in workers:
             worker.kill()
+
+
+# --- a job whose CPU stage never ends ----------------------------------------------------------
+
+
+def stalling_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "Invoice INV-1 total 12.00 EUR")
+    page.insert_text((72, 96), STALL_TEXT)
+    data: bytes = doc.tobytes()
+    doc.close()
+    return data
+
+
+def test_a_stage_that_never_ends_fails_its_job_and_stalls_nothing_else(
+    env: Env, tmp_path: Path
+) -> None:
+    # A stall in the worker's own process would stop its heartbeat: the 3 s leases of the
+    # ordinary jobs would lapse and the sweeper would send them again (lost_runs, "sending it
+    # again"). In a child process it stops nothing but itself.
+    worker = Worker(env, "w", tmp_path / "w.log", EVIDEX_STAGE_TIME_LIMIT_S="5", **HOUR)
+    try:
+        job_id = new_job_id()
+        key = f"acme/{job_id}/document"
+        trap = stalling_pdf()
+        env.blobs.put(key, trap, "application/pdf")
+        env.jobs.create(
+            Job(
+                id=job_id,
+                tenant="acme",
+                filename="trap.pdf",
+                size=len(trap),
+                sha256="0" * 64,
+                schema_name="invoice",
+                document_key=key,
+            )
+        )
+        enqueue_job(env.client, job_id)
+        ordinary = [submit(env).id for _ in range(6)]
+        final = all_final(env, [job_id, *ordinary], [worker])
+        failed = final[job_id]
+        assert failed.status is JobStatus.FAILED, worker.output()
+        assert failed.error is not None and failed.error.code == "job_timeout"
+        assert "the verification stage of schema 'invoice' did not finish within 5 s" in (
+            failed.error.message
+        )
+        for job in (final[i] for i in ordinary):
+            assert job.status is JobStatus.SUCCEEDED, worker.output()
+            assert (job.attempts, job.lost_runs, statuses(job)) == (1, 0, ["running", "succeeded"])
+            check_result(env, job)
+        assert "sending it again" not in worker.log.read_text(errors="replace")
+        assert worker.alive()
+    finally:
+        worker.kill()
