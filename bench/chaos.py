@@ -1,7 +1,8 @@
 """The chaos run with the figures: jobs, time to recover after each kill, duplicate model calls.
 
-    PYTHONPATH=. .venv/bin/python -m bench.chaos                # the defaults: 30 s leases
-    PYTHONPATH=. .venv/bin/python -m bench.chaos --lease-ttl 10 --heartbeat 1 --sweep 1
+    PYTHONPATH=. .venv/bin/python -m bench.chaos                # the defaults: 10 s leases
+    PYTHONPATH=. .venv/bin/python -m bench.chaos --load 4       # four busy processes beside it
+    PYTHONPATH=. .venv/bin/python -m bench.chaos --lease-ttl 30 --heartbeat 5 --sweep 5
     # one worker with six model calls in flight, SIGKILLed, a fresh worker started:
     PYTHONPATH=. .venv/bin/python -m bench.chaos --jobs 6 --workers 1 --concurrency 6 \
         --latency 8 --max-kills 1 --redis-restart-after 0
@@ -9,12 +10,15 @@
 The scenario of ``tests/chaos.py`` (the same one the suite checks): a private Redis with AOF,
 ``--workers`` ``evidex worker`` processes, ``--jobs`` invoices, a model with ``--latency``
 seconds, 5% HTTP 500 and 2% hangs; every ``--kill-every`` seconds a worker that holds jobs is
-SIGKILLed and a new one started (``--max-kills`` in all), and Redis is restarted once.
+SIGKILLed and a new one started (``--max-kills`` in all), and Redis is restarted once; one more
+job's document kills every worker that runs it (it must end ``job_poisoned`` after two).
 
 Printed: jobs succeeded/failed (codes), the kills, the time to recover after each kill (from the
 SIGKILL until the last job whose lease the killed worker held has ended: lease expiry + sweep +
 the new attempt), model requests and 200 answers, duplicate 200 answers (answers beyond one per
-succeeded job: the calls lost with killed workers), the token budget used and its limit.
+succeeded job: the calls lost with killed workers), the token budget used and its limit, the
+poisoned job's end, false lease losses (jobs taken over from a worker that was not killed: must
+be 0) and the load average during the run.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         "--redis-restart-after", type=float, default=15.0, help="seconds; 0: never restart"
     )
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--load", type=int, default=0, help="busy processes beside the run")
     ap.add_argument("--lease-ttl", type=float, help="EVIDEX_LEASE_TTL_S (default: 30)")
     ap.add_argument("--heartbeat", type=float, help="EVIDEX_HEARTBEAT_S (default: 5)")
     ap.add_argument("--sweep", type=float, help="EVIDEX_SWEEP_INTERVAL_S (default: 5)")
@@ -54,8 +59,9 @@ def main(argv: list[str] | None = None) -> int:
         lease_ttl_s=args.lease_ttl,
         heartbeat_s=args.heartbeat,
         sweep_interval_s=args.sweep,
+        load=args.load,
     )
-    lease = args.lease_ttl or 30.0
+    lease = args.lease_ttl or 10.0
     print(
         f"bench.chaos: {config.jobs} jobs, {config.workers} workers x {config.concurrency} "
         f"threads, model {config.latency_s} s, {config.p500:.0%} HTTP 500, {config.phang:.0%} "
@@ -90,6 +96,11 @@ def main(argv: list[str] | None = None) -> int:
         f"{figures['in_flight_at_kills']})"
     )
     print(f"token budget: {figures['budget_used']:,} used of {figures['budget_limit']:,}")
+    print(
+        f"poisoned job: {figures['poisoned_job']} ({figures['poison_kills']} workers killed by "
+        f"it); false lease losses: {figures['false_lease_losses']}; load average "
+        f"{figures['load_average']} ({config.load} busy processes beside the run)"
+    )
     print(f"logs: {outcome.logs}")
     return 0 if not outcome.unfinished else 1
 

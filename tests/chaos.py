@@ -11,11 +11,17 @@ The parts, all started here and stopped at the end (also on errors):
   request past the client's timeout, then closes it unanswered); it counts requests, 200
   answers, and the 200-bound requests in flight at any moment;
 - ``workers`` ``evidex worker`` processes; every ``kill_every_s`` one chosen at random (seeded)
-  is SIGKILLed with its process group and a new one started.
+  is SIGKILLed with its process group and a new one started;
+- with ``poison``, one more job whose document kills every worker that runs it (as one that runs
+  its worker out of memory would): the run SIGKILLs whichever worker holds its lease, and the job
+  must end quarantined, ``job_poisoned``, after two workers, not be handed on for ever.
 
 Jobs are created in the job store and enqueued the way the API does it (``RedisJobStore.create``
 with the due index, then ``enqueue_job``). At each kill the run records the jobs whose lease the
-killed worker held, and later when each of them ended: the time to recover after that kill.
+killed worker held, and later when each of them ended: the time to recover after that kill. A
+job taken over (``lost_runs``) that no killed worker held is a *false lease loss*: a live worker
+lost it, which the short default lease must never cause, even on a loaded machine (``load``:
+that many busy processes beside the run).
 """
 
 from __future__ import annotations
@@ -57,6 +63,18 @@ EVIDEX = str(Path(sys.executable).with_name("evidex"))
 INVOICE = (ROOT / "samples" / "invoice.pdf").read_bytes()
 FIXTURE = ROOT / "tests" / "fixtures" / "openai" / "responses_completed.json"
 TENANT = "acme"
+POISON_MARK = "evidex-chaos: this document kills its worker"
+
+
+def poison_pdf() -> bytes:
+    """The invoice with a line the model server recognises: the poisoned job's document."""
+    import pymupdf
+
+    doc = pymupdf.open(stream=INVOICE, filetype="pdf")
+    doc[0].insert_text((72, 40), POISON_MARK, fontsize=8)
+    data: bytes = doc.tobytes()
+    doc.close()
+    return data
 
 
 def free_port() -> int:
@@ -135,7 +153,7 @@ class ChaosModel:
     def __init__(
         self, body: bytes, latency_s: float, p500: float, phang: float, hang_s: float, seed: int
     ) -> None:
-        self.requests = self.answered = self.failed = self.hung = 0
+        self.requests = self.answered = self.failed = self.hung = self.poison_calls = 0
         self.in_flight = 0  # requests that will be answered 200, not answered yet
         self._lock = threading.Lock()
         rng = random.Random(seed)
@@ -145,7 +163,13 @@ class ChaosModel:
             protocol_version = "HTTP/1.1"
 
             def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("content-length") or 0))
+                sent_body = self.rfile.read(int(self.headers.get("content-length") or 0))
+                if POISON_MARK.encode() in sent_body:  # its worker is killed meanwhile
+                    with model._lock:
+                        model.poison_calls += 1
+                    time.sleep(hang_s)
+                    self.close_connection = True
+                    return
                 with model._lock:
                     model.requests += 1
                     draw = rng.random()
@@ -222,6 +246,8 @@ class ChaosConfig:
     sweep_interval_s: float | None = None
     timeout_s: float = 600.0
     budget_tokens: int | None = None  # None: enough for every job plus the calls in flight
+    poison: bool = True  # one more job, whose document kills every worker that runs it
+    load: int = 0  # busy processes beside the run (a loaded machine)
 
 
 @dataclass
@@ -230,6 +256,7 @@ class Kill:
     pid: int
     jobs: list[str]  # the jobs whose lease the killed worker held
     in_flight: int  # model calls bound for a 200 answer, in flight at the kill
+    poison: bool = False  # killed for holding the poisoned job (not one of the random kills)
 
 
 @dataclass
@@ -248,11 +275,20 @@ class ChaosOutcome:
     logs: Path
     redis_restarted_at: float | None
     unfinished: list[str] = field(default_factory=list)
+    poison_id: str | None = None
+    load_average: list[float] = field(default_factory=list)  # 1-minute, sampled every second
+
+    def false_lease_losses(self) -> list[str]:
+        """Jobs taken over from a worker that was not killed while holding them."""
+        held = {j for kill in self.kills for j in kill.jobs}
+        return sorted(i for i, j in self.jobs.items() if j.lost_runs and i not in held)
 
     def recover_s(self) -> list[float]:
         """Per kill that held jobs: seconds from the kill until the last of them ended."""
         times = []
         for kill in self.kills:
+            if kill.poison:
+                continue
             ends = [_final_at(self.jobs[j]) for j in kill.jobs if j in self.jobs]
             known = [e for e in ends if e is not None]
             if kill.jobs and len(known) == len(kill.jobs):
@@ -264,6 +300,8 @@ class ChaosOutcome:
         again on another worker (lease expiry + sweep + delivery: the part leases decide)."""
         times = []
         for kill in self.kills:
+            if kill.poison:
+                continue
             starts = [_running_after(self.jobs[j], kill.at) for j in kill.jobs if j in self.jobs]
             known = [s for s in starts if s is not None]
             if kill.jobs and len(known) == len(kill.jobs):
@@ -346,6 +384,7 @@ def run_chaos(config: ChaosConfig, logs: Path | None = None) -> ChaosOutcome:
         config.jobs * USAGE_PER_CALL + (config.workers * config.concurrency + 8) * 200_000
     )
     workers: _Workers | None = None
+    load: _Load | None = None
     try:
         with ChaosModel(
             body, config.latency_s, config.p500, config.phang, config.llm_timeout_s * 2, config.seed
@@ -391,6 +430,11 @@ def run_chaos(config: ChaosConfig, logs: Path | None = None) -> ChaosOutcome:
             for _ in range(config.workers):
                 workers.start()
             ids = [_submit(store, celery, logs / "data") for _ in range(config.jobs)]
+            poison_id = None
+            if config.poison:
+                poison_id = _submit(store, celery, logs / "data", poison_pdf())
+                ids.append(poison_id)
+            load = _Load(config.load)
             started = time.monotonic()
             kills: list[Kill] = []
             next_kill = started + config.kill_every_s
@@ -405,7 +449,21 @@ def run_chaos(config: ChaosConfig, logs: Path | None = None) -> ChaosOutcome:
                 if restart_at is not None and now >= restart_at:
                     restarted, restart_at = time.time(), None
                     server.restart()
-                if now >= next_kill and len(kills) < config.max_kills:
+                if poison_id is not None and poison_id in unfinished:
+                    with _quiet_errors():
+                        owner = client.get(f"evidex:lease:{poison_id}")
+                        holder = next(
+                            (p for p in workers.live if owner and f":{p.pid}:" in owner.decode()),
+                            None,
+                        )
+                        if holder is not None:  # the document kills the worker that runs it
+                            in_flight = model.snapshot_in_flight()
+                            held = _leases_of(client, holder.pid)
+                            workers.kill(holder)
+                            kills.append(Kill(time.time(), holder.pid, held, in_flight, True))
+                            workers.start()
+                random_kills = sum(1 for k in kills if not k.poison)
+                if now >= next_kill and random_kills < config.max_kills:
                     # A random worker among those running jobs (one still starting up holds
                     # nothing to lose); none busy: try again on the next round.
                     busy: dict[int, list[str]] = {}
@@ -424,6 +482,7 @@ def run_chaos(config: ChaosConfig, logs: Path | None = None) -> ChaosOutcome:
                     pairs = zip(unfinished, jobs, strict=True)
                     unfinished = [i for i, j in pairs if j is None or not j.status.final]
             duration = time.monotonic() - started
+            load.stop()
             workers.kill_all()
             final = {i: j for i in ids if (j := store.get(i)) is not None}
             results = {i for i in ids if (logs / "data" / TENANT / i / "result.json").exists()}
@@ -445,25 +504,55 @@ def run_chaos(config: ChaosConfig, logs: Path | None = None) -> ChaosOutcome:
                 logs=logs,
                 redis_restarted_at=restarted,
                 unfinished=unfinished,
+                poison_id=poison_id,
+                load_average=load.samples,
             )
     finally:
+        if load is not None:
+            load.stop()
         if workers is not None:
             workers.kill_all()
         server.stop()
 
 
-def _submit(store: RedisJobStore, celery: Any, data: Path) -> str:
+class _Load:
+    """``count`` busy processes (a loaded machine), and the load average sampled meanwhile."""
+
+    def __init__(self, count: int) -> None:
+        spin = "while True: pass"
+        self.busy = [
+            subprocess.Popen([sys.executable, "-c", spin], start_new_session=True)
+            for _ in range(count)
+        ]
+        self.samples: list[float] = []
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        while not self._done.wait(1.0):
+            self.samples.append(os.getloadavg()[0])
+
+    def stop(self) -> None:
+        self._done.set()
+        for process in self.busy:
+            process.kill()
+            process.wait(timeout=15)
+        self.busy = []
+
+
+def _submit(store: RedisJobStore, celery: Any, data: Path, document: bytes = INVOICE) -> str:
     job_id = new_job_id()
     key = f"{TENANT}/{job_id}/document"
     path = data / key
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(INVOICE)
+    path.write_bytes(document)
     store.create(
         Job(
             id=job_id,
             tenant=TENANT,
             filename="invoice.pdf",
-            size=len(INVOICE),
+            size=len(document),
             sha256="0" * 64,
             schema_name="invoice",
             document_key=key,
@@ -478,13 +567,26 @@ def summary(outcome: ChaosOutcome) -> dict[str, Any]:
     statuses = [j.status for j in outcome.jobs.values()]
     codes = sorted({j.error.code for j in outcome.jobs.values() if j.error and j.status.final})
     recover = sorted(outcome.recover_s())
+    poisoned = outcome.jobs.get(outcome.poison_id or "")
+    load = outcome.load_average
     return {
         "jobs": outcome.config.jobs,
+        "poisoned_job": (
+            None
+            if poisoned is None
+            else f"{poisoned.status.value} {poisoned.error.code if poisoned.error else ''} "
+            f"after {poisoned.lost_runs} lost workers"
+        ),
+        "poison_kills": sum(1 for k in outcome.kills if k.poison),
+        "false_lease_losses": len(outcome.false_lease_losses()),
+        "load_average": (
+            f"mean {sum(load) / len(load):.1f}, max {max(load):.1f}" if load else "not sampled"
+        ),
         "succeeded": statuses.count(JobStatus.SUCCEEDED),
         "failed": statuses.count(JobStatus.FAILED),
         "failed_codes": codes,
         "unfinished": len(outcome.unfinished),
-        "kills": len(outcome.kills),
+        "kills": sum(1 for k in outcome.kills if not k.poison),
         "redis_restarted": outcome.redis_restarted_at is not None,
         "recover_s": recover,
         "model_requests": outcome.requests,

