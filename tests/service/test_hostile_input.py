@@ -11,13 +11,8 @@ with exit 2. No timing is asserted: "ends" means within a generous bound for a l
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import secrets
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,11 +23,11 @@ import httpx
 import pymupdf
 import pytest
 from sample_answers import SAMPLES
+from service_stack import running_service
 
 from evidex.service.cli import main
-from evidex.workers.localredis import LocalRedis, find_redis_server
+from evidex.workers.localredis import find_redis_server
 
-EVIDEX = str(Path(sys.executable).with_name("evidex"))
 INVOICE = (SAMPLES / "invoice.pdf").read_bytes()
 TRAP_VALUE = "a" * 34 + "!"
 TRAP_SCHEMA = {
@@ -96,54 +91,13 @@ class Stack:
         return body
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    tmp = tmp_path_factory.mktemp("hostile")
     keys = {"alpha": secrets.token_urlsafe(24), "beta": secrets.token_urlsafe(24)}
-    port = _free_port()
-    with LocalRedis.start() as redis:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("EVIDEX_", "OPENAI_"))}
-        env.update(
-            EVIDEX_REDIS_URL=redis.url,
-            EVIDEX_DATA_DIR=str(tmp / "data"),
-            EVIDEX_API_KEYS=",".join(f"{tenant}={key}" for tenant, key in keys.items()),
-            EVIDEX_LLM="rules",
-        )
-        procs: list[subprocess.Popen[bytes]] = []
-        try:
-            for name, argv in (
-                ("worker", [EVIDEX, "worker", "--concurrency", "4"]),
-                ("api", [EVIDEX, "serve", "--port", str(port)]),
-            ):
-                with (tmp / f"{name}.log").open("wb") as out:
-                    procs.append(
-                        subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.STDOUT)
-                    )
-            base = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 120
-            while True:
-                assert all(p.poll() is None for p in procs), (tmp / "api.log").read_text()
-                assert time.monotonic() < deadline, "the service did not become ready"
-                with contextlib.suppress(httpx.HTTPError):
-                    if httpx.get(f"{base}/readyz", timeout=5).status_code == 200:
-                        break
-                time.sleep(0.5)
-            yield Stack(base, keys)
-        finally:
-            for proc in procs:
-                proc.terminate()
-            for proc in procs:
-                try:
-                    proc.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+    api_keys = ",".join(f"{tenant}={key}" for tenant, key in keys.items())
+    tmp = tmp_path_factory.mktemp("hostile")
+    with running_service(tmp, EVIDEX_API_KEYS=api_keys, EVIDEX_LLM="rules") as base:
+        yield Stack(base, keys)
 
 
 def test_the_pattern_trap_ends_and_another_tenants_jobs_finish(stack: Stack) -> None:

@@ -12,11 +12,7 @@ import asyncio
 import contextlib
 import copy
 import json
-import os
 import secrets
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,15 +24,15 @@ import pytest
 from fake_openai import RESPONSES, FakeOpenAI, Reply, fixture
 from prometheus_client.parser import text_string_to_metric_families
 from sample_answers import SAMPLES, perfect_fields
+from service_stack import running_service
 
 from evidex.client import AsyncClient, Client, JobFailed
 from evidex.extractors.llm.scripted import build_answer
 from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
 from evidex.schemas import get_schema
 from evidex.service.cli import main
-from evidex.workers.localredis import LocalRedis, find_redis_server
+from evidex.workers.localredis import find_redis_server
 
-EVIDEX = str(Path(sys.executable).with_name("evidex"))
 INVOICE = SAMPLES / "invoice.pdf"
 IBAN_TEXT = "DE45 1004 0000 0482 7002 03"  # a line of the invoice: must never reach a log
 OPENAI_KEY = "sk-local-never-logged-7f3a"
@@ -69,12 +65,6 @@ class Stack:
         }
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _openai_reply() -> Reply:
     lines = PyMuPDFParser().parse(INVOICE.read_bytes(), "invoice.pdf").lines
     body = copy.deepcopy(fixture("responses_completed"))
@@ -87,50 +77,19 @@ def _openai_reply() -> Reply:
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     tmp = tmp_path_factory.mktemp("kit")
     key, token = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
-    port = _free_port()
-    with LocalRedis.start() as redis, FakeOpenAI() as fake:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("EVIDEX_", "OPENAI_"))}
-        env.update(
-            EVIDEX_REDIS_URL=redis.url,
-            EVIDEX_DATA_DIR=str(tmp / "data"),
-            EVIDEX_API_KEYS=f"kit={key}",
-            EVIDEX_LLM="rules",
-            EVIDEX_METRICS_TOKEN=token,
-            EVIDEX_REVIEW_LINK_SECRET=secrets.token_urlsafe(24),
-            EVIDEX_LOG_FORMAT="json",
-            EVIDEX_LLM_BACKOFF_S="0",
-            OPENAI_API_KEY=OPENAI_KEY,
-            OPENAI_BASE_URL=fake.base_url,
-        )
-        procs: list[subprocess.Popen[bytes]] = []
-        try:
-            for name, argv in (
-                ("worker", [EVIDEX, "worker", "--concurrency", "4"]),
-                ("api", [EVIDEX, "serve", "--port", str(port)]),
-            ):
-                with (tmp / f"{name}.log").open("wb") as out:
-                    procs.append(
-                        subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.STDOUT)
-                    )
-            base = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 120
-            while True:
-                assert all(p.poll() is None for p in procs), (tmp / "api.log").read_text()
-                assert time.monotonic() < deadline, "the service did not become ready"
-                with contextlib.suppress(httpx.HTTPError):
-                    if httpx.get(f"{base}/readyz", timeout=5).status_code == 200:
-                        break
-                time.sleep(0.5)
+    with FakeOpenAI() as fake:
+        variables = {
+            "EVIDEX_API_KEYS": f"kit={key}",
+            "EVIDEX_LLM": "rules",
+            "EVIDEX_METRICS_TOKEN": token,
+            "EVIDEX_REVIEW_LINK_SECRET": secrets.token_urlsafe(24),
+            "EVIDEX_LOG_FORMAT": "json",
+            "EVIDEX_LLM_BACKOFF_S": "0",
+            "OPENAI_API_KEY": OPENAI_KEY,
+            "OPENAI_BASE_URL": fake.base_url,
+        }
+        with running_service(tmp, **variables) as base:
             yield Stack(base, key, token, fake, tmp)
-        finally:
-            for proc in procs:
-                proc.terminate()
-            for proc in procs:
-                try:
-                    proc.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
 
 
 def test_client_submits_waits_and_fetches_result_and_pdf(stack: Stack) -> None:
