@@ -147,15 +147,17 @@ def receiver() -> Iterator[tuple[str, list[tuple[dict[str, str], bytes]]]]:
         yield f"{url}/hook", seen
 
 
-def submit(env: Env, **options: str) -> Job:
+def submit(
+    env: Env, document: bytes = INVOICE, filename: str = "invoice.pdf", **options: str
+) -> Job:
     job_id = new_job_id()
     key = f"acme/{job_id}/document"
-    env.blobs.put(key, INVOICE, "application/pdf")
+    env.blobs.put(key, document, "application/pdf")
     job = Job(
         id=job_id,
         tenant="acme",
-        filename="invoice.pdf",
-        size=len(INVOICE),
+        filename=filename,
+        size=len(document),
         sha256="0" * 64,
         schema_name="invoice",
         document_key=key,
@@ -381,22 +383,7 @@ def test_a_stage_that_never_ends_fails_its_job_and_stalls_nothing_else(
     # again"). In a child process it stops nothing but itself.
     worker = Worker(env, "w", tmp_path / "w.log", EVIDEX_STAGE_TIME_LIMIT_S="5", **HOUR)
     try:
-        job_id = new_job_id()
-        key = f"acme/{job_id}/document"
-        trap = stalling_pdf()
-        env.blobs.put(key, trap, "application/pdf")
-        env.jobs.create(
-            Job(
-                id=job_id,
-                tenant="acme",
-                filename="trap.pdf",
-                size=len(trap),
-                sha256="0" * 64,
-                schema_name="invoice",
-                document_key=key,
-            )
-        )
-        enqueue_job(env.client, job_id)
+        job_id = submit(env, stalling_pdf(), "trap.pdf").id
         ordinary = [submit(env).id for _ in range(6)]
         final = all_final(env, [job_id, *ordinary], [worker])
         failed = final[job_id]
