@@ -175,10 +175,14 @@ def _start(job_id: str, deps: Deps, handed_back: bool = False) -> Job | None:
     # Running, and delivered again: the worker that ran it died or stalled before acknowledging.
     lost = job.lost_runs + (0 if handed_back else 1)
     if lost >= POISON_AFTER or job.attempts > deps.settings.task_max_retries:
+        what = (
+            f"the workers running this job died or stalled {lost} times"
+            if lost >= POISON_AFTER
+            else f"this job was delivered again while running, {job.attempts} attempts in all"
+        )
         poisoned = JobPoisoned(
-            f"the workers running this job died or stalled {lost} times (killed, out of memory, "
-            "a step that never ended); it is not run again: check the document and the schema, "
-            "or send fewer pages"
+            f"{what} (killed, out of memory, a step that never ended); it is not run again: "
+            "check the document and the schema, or send fewer pages"
         )
         _end_failed(job, poisoned, deps, lost_runs=lost)
         return None
@@ -215,7 +219,7 @@ def _run(job: Job, deps: Deps, deadline: float) -> str:
     parse_ms = round((time.perf_counter() - started) * 1000, 2)
     llm = deps.make_llm(settings)
     if llm.name in CPU_BACKENDS:
-        llm = _StageBackend(llm.name, llm, deps.stages, bound)
+        llm = _StageBackend(llm, deps.stages, bound)
     context = make_context(settings)
     metered = llm.name not in UNMETERED and _reserve(job, deps, parsed, schema, settings, context)
     if time.monotonic() >= deadline:
@@ -241,14 +245,11 @@ def _run(job: Job, deps: Deps, deadline: float) -> str:
     return key
 
 
-@dataclass
 class _StageBackend:
     """A backend that computes its answer (rules), run as a stage of ``stages``."""
 
-    name: str
-    inner: LLMBackend
-    stages: Stages
-    bound: Callable[[], float]
+    def __init__(self, inner: LLMBackend, stages: Stages, bound: Callable[[], float]) -> None:
+        self.name, self.inner, self.stages, self.bound = inner.name, inner, stages, bound
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         return self.stages.answer(self.inner, request, self.bound())
