@@ -99,7 +99,7 @@ def _check_meta(schema: dict[str, Any]) -> None:
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     meta = jsonschema.validators.validator_for(cls.META_SCHEMA, default=cls)
     checker = meta(cls.META_SCHEMA, format_checker=FORMAT_CHECKER)
-    error = next(iter(checker.iter_errors(schema)), None)
+    error = jsonschema.exceptions.best_match(checker.iter_errors(schema))  # as check_schema
     if error is not None:
         where = "/".join(str(p) for p in error.path) or "root"
         raise SchemaInvalid(f"{where}: not valid JSON Schema: {error.message}")
