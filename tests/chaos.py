@@ -348,6 +348,20 @@ class _Workers:
         process.wait(timeout=15)
         self.live.remove(process)
 
+    def replace(
+        self,
+        process: subprocess.Popen[bytes],
+        held: list[str],
+        model: ChaosModel,
+        poison: bool = False,
+    ) -> Kill:
+        """SIGKILL ``process`` (which holds the leases of ``held``), start another; the kill."""
+        in_flight = model.snapshot_in_flight()
+        self.kill(process)
+        at = time.time()
+        self.start()
+        return Kill(at, process.pid, held, in_flight, poison)
+
     def kill_all(self) -> None:
         for process in self.all:
             with contextlib.suppress(ProcessLookupError):
@@ -457,11 +471,8 @@ def run_chaos(config: ChaosConfig, logs: Path | None = None) -> ChaosOutcome:
                             None,
                         )
                         if holder is not None:  # the document kills the worker that runs it
-                            in_flight = model.snapshot_in_flight()
                             held = _leases_of(client, holder.pid)
-                            workers.kill(holder)
-                            kills.append(Kill(time.time(), holder.pid, held, in_flight, True))
-                            workers.start()
+                            kills.append(workers.replace(holder, held, model, poison=True))
                 random_kills = sum(1 for k in kills if not k.poison)
                 if now >= next_kill and random_kills < config.max_kills:
                     # A random worker among those running jobs (one still starting up holds
@@ -473,10 +484,7 @@ def run_chaos(config: ChaosConfig, logs: Path | None = None) -> ChaosOutcome:
                     if candidates:
                         next_kill = now + config.kill_every_s
                         victim = rng.choice(candidates)
-                        in_flight = model.snapshot_in_flight()
-                        workers.kill(victim)
-                        kills.append(Kill(time.time(), victim.pid, busy[victim.pid], in_flight))
-                        workers.start()
+                        kills.append(workers.replace(victim, busy[victim.pid], model))
                 with _quiet_errors():
                     jobs = [store.get(i) for i in unfinished]
                     pairs = zip(unfinished, jobs, strict=True)
