@@ -283,6 +283,19 @@ class ChaosOutcome:
         held = {j for kill in self.kills for j in kill.jobs}
         return sorted(i for i, j in self.jobs.items() if j.lost_runs and i not in held)
 
+    def collateral_poisoned(self) -> list[str]:
+        """Jobs other than the poisoned one quarantined without any random kill holding them:
+        they died only beside the poisoned job, and were blamed for its deaths."""
+        randomly = {j for kill in self.kills if not kill.poison for j in kill.jobs}
+        return sorted(
+            i
+            for i, j in self.jobs.items()
+            if i != self.poison_id
+            and j.error is not None
+            and j.error.code == "job_poisoned"
+            and i not in randomly
+        )
+
     def recover_s(self) -> list[float]:
         """Per kill that held jobs: seconds from the kill until the last of them ended."""
         times = []
@@ -586,6 +599,7 @@ def summary(outcome: ChaosOutcome) -> dict[str, Any]:
             f"after {poisoned.lost_runs} lost workers"
         ),
         "poison_kills": sum(1 for k in outcome.kills if k.poison),
+        "collateral_poisoned": len(outcome.collateral_poisoned()),
         "false_lease_losses": len(outcome.false_lease_losses()),
         "load_average": (
             f"mean {sum(load) / len(load):.1f}, max {max(load):.1f}" if load else "not sampled"

@@ -111,6 +111,11 @@ class Job(BaseModel):
     # Runs of the job whose worker died or stalled past its lease (found running when delivered
     # again): a job that did that to POISON_AFTER workers is failed ``job_poisoned``.
     lost_runs: int = 0
+    # The owner token of the worker running the job now (set when a run starts), and those of the
+    # workers that died or stalled while running it: a death shared with another job that was on
+    # every one of those workers too does not single this job out (see runner._blame).
+    ran_on: str | None = None
+    lost_on: list[str] = Field(default_factory=list)
     idempotency_key: str | None = None
     reserved_tokens: int = 0
 

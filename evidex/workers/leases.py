@@ -13,6 +13,9 @@ Keys (``prefix`` is the job store's, ``evidex`` by default)::
     {prefix}:due              zset    job id -> unix time by which the job must have moved on
                                       (ended, or its lease renewed); past it, the sweeper looks
     {prefix}:sweeper          string  which worker sweeps now (one at a time)
+    {prefix}:ran:{owner}      set     the jobs a worker is running; a dead worker's set keeps the
+                                      jobs that died with it (kept ``RAN_KEEP_S``), so a job lost
+                                      twice can tell whether another job shared both deaths
 
 Who writes ``due``: the job store when a job is created (``RedisJobStore(due_after_s=...)``, in
 the same script as the record, so no job exists without it); the heartbeat for every job its
@@ -48,6 +51,7 @@ from evidex.workers.settings import WorkerSettings
 from evidex.workers.stores import BlobStore, JobStore, StoreUnavailable
 
 __all__ = [
+    "RAN_KEEP_S",
     "FencedBlobs",
     "FencedBudget",
     "FencedJobs",
@@ -60,6 +64,8 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+RAN_KEEP_S = 86_400  # how long a dead worker's list of the jobs it was running is kept
 
 # KEYS: lease. ARGV: owner, ttl ms. 1: ours (renewed) or free (taken back); 0: another's.
 _CONFIRM = """
@@ -162,6 +168,9 @@ class Leases:
     def due_key(self) -> str:
         return due_key(self.prefix)
 
+    def ran_key(self, owner: str) -> str:
+        return f"{self.prefix}:ran:{owner}"
+
     @property
     def ttl_ms(self) -> int:
         return max(1, round(self.ttl_s * 1000))
@@ -204,6 +213,7 @@ class Leases:
                 self._held.discard(job_id)
             yield False
             return
+        self._running(job_id, True)
         try:
             yield True
         finally:
@@ -211,11 +221,35 @@ class Leases:
                 self._held.discard(job_id)
                 lost = job_id in self._lost
                 self._lost.discard(job_id)
+            self._running(job_id, False)
             if not lost:
                 try:
                     self.release(job_id)
                 except _DOWN:  # it expires on its own
                     log.warning("job %s: the lease could not be released; it expires", job_id)
+
+    def _running(self, job_id: str, running: bool) -> None:
+        """Add the job to this worker's ``ran`` set, or take it out (best effort: without it a
+        job lost twice is blamed as if it had been alone, as before the set existed)."""
+        key = self.ran_key(self.owner)
+        try:
+            if running:
+                with self.client.pipeline(transaction=False) as pipe:
+                    pipe.sadd(key, job_id)
+                    pipe.expire(key, RAN_KEEP_S)
+                    pipe.execute()
+            else:
+                self.client.srem(key, job_id)
+        except _DOWN:
+            log.warning("job %s: this worker's list of running jobs was not updated", job_id)
+
+    def ran_together(self, owners: list[str]) -> set[str]:
+        """The jobs that were running on every one of ``owners`` (workers that died or stalled)
+        when they stopped, as far as their ``ran`` sets still say."""
+        if not owners:
+            return set()
+        raw = self.client.sinter([self.ran_key(o) for o in owners])
+        return {r.decode() if isinstance(r, bytes) else str(r) for r in raw}
 
     def confirm(self, job_id: str, wait_s: float | None = None) -> None:
         """Renew the lease right before a step that must happen once; :class:`LeaseLost` when

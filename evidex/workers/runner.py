@@ -170,26 +170,57 @@ def _start(job_id: str, deps: Deps, handed_back: bool = False) -> Job | None:
         return None
     if job.status.final:
         return None
+    owner = None if deps.leases is None else deps.leases.owner
     if job.status is JobStatus.QUEUED:
-        return deps.jobs.transition(job_id, _QUEUED, JobStatus.RUNNING, attempts=job.attempts + 1)
+        return deps.jobs.transition(
+            job_id, _QUEUED, JobStatus.RUNNING, attempts=job.attempts + 1, ran_on=owner
+        )
     # Running, and delivered again: the worker that ran it died or stalled before acknowledging.
-    lost = job.lost_runs + (0 if handed_back else 1)
-    if lost >= POISON_AFTER or job.attempts > deps.settings.task_max_retries:
+    died_on = [] if handed_back or job.ran_on is None else [job.ran_on]
+    lost, lost_on = job.lost_runs + (0 if handed_back else 1), job.lost_on + died_on
+    blamed = lost >= POISON_AFTER and not _shared_blame(job, lost_on, deps)
+    if blamed or job.attempts > deps.settings.task_max_retries:
         what = (
             f"the workers running this job died or stalled {lost} times"
-            if lost >= POISON_AFTER
+            if blamed
             else f"this job was delivered again while running, {job.attempts} attempts in all"
         )
         poisoned = JobPoisoned(
             f"{what} (killed, out of memory, a step that never ended); it is not run again: "
             "check the document and the schema, or send fewer pages"
         )
-        _end_failed(job, poisoned, deps, lost_runs=lost)
+        _end_failed(job, poisoned, deps, lost_runs=lost, lost_on=lost_on)
         return None
     log.warning("job %s was running on a worker that died or stalled; running it again", job_id)
     return deps.jobs.transition(
-        job_id, _RUNNING, JobStatus.RUNNING, attempts=job.attempts + 1, lost_runs=lost
+        job_id,
+        _RUNNING,
+        JobStatus.RUNNING,
+        attempts=job.attempts + 1,
+        lost_runs=lost,
+        lost_on=lost_on,
+        ran_on=owner,
     )
+
+
+def _shared_blame(job: Job, lost_on: list[str], deps: Deps) -> bool:
+    """Whether another job was running on every worker that died with this one: then the deaths
+    do not single this job out (a worker runs several jobs at once, and one that kills its worker
+    takes the others down with it), and it runs again, up to its attempts."""
+    if deps.leases is None or len(lost_on) < POISON_AFTER:
+        return False
+    try:
+        others = deps.leases.ran_together(lost_on) - {job.id}
+    except STORE_DOWN:
+        return False
+    if others:
+        log.warning(
+            "job %s: its %d lost workers were also running %s; not quarantined yet",
+            job.id,
+            len(lost_on),
+            ", ".join(sorted(others)),
+        )
+    return bool(others)
 
 
 def _run(job: Job, deps: Deps, deadline: float) -> str:
@@ -348,7 +379,13 @@ def _fail_or_retry(job: Job, exc: BaseException, deps: Deps) -> None:
     _end_failed(job, exc, deps)
 
 
-def _end_failed(job: Job, exc: BaseException, deps: Deps, lost_runs: int | None = None) -> None:
+def _end_failed(
+    job: Job,
+    exc: BaseException,
+    deps: Deps,
+    lost_runs: int | None = None,
+    lost_on: list[str] | None = None,
+) -> None:
     _settle(job, deps, None)  # a failed call's usage is unknown: the reservation is kept
     error = _describe(exc)
     if _transient(exc):
@@ -360,6 +397,7 @@ def _end_failed(job: Job, exc: BaseException, deps: Deps, lost_runs: int | None 
         error=error,
         reserved_tokens=0,
         lost_runs=job.lost_runs if lost_runs is None else lost_runs,
+        lost_on=job.lost_on if lost_on is None else lost_on,
     )
     if failed is not None:
         job_ended(deps.metrics, failed)

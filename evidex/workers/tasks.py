@@ -101,6 +101,7 @@ def run_leased(job_id: str, deps: Deps, leases: Leases, handed_back: bool = Fals
             blobs=FencedBlobs(deps.blobs, leases, job_id),
             budget=None if deps.budget is None else FencedBudget(deps.budget, leases, job_id),
             make_llm=make_llm,
+            leases=leases,
         )
         try:
             process(job_id, fenced, handed_back)

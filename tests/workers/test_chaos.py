@@ -9,7 +9,9 @@ It asserts the invariants, never timings (``python -m bench.chaos`` prints those
 - model calls answered 200 <= jobs + the calls in flight at the kills (nothing else runs twice);
 - the tenant's token budget is never exceeded, and each succeeded job is charged;
 - the poisoned job (its document kills every worker that runs it) ends ``job_poisoned`` after
-  two workers, and no live worker loses a lease (no job is taken over from a worker not killed).
+  two workers (or more, while another job shared each of its deaths), no job that died only
+  beside it is quarantined with it, and no live worker loses a lease (no job is taken over from
+  a worker not killed).
 
 At most 4 kills, each of a worker that holds jobs at that moment (one still starting up has
 nothing to lose). Short leases (10 s, heartbeat and sweep every second) keep the run to a minute
@@ -51,7 +53,8 @@ def test_chaos_nothing_lost_nothing_stored_or_billed_twice(tmp_path: Path) -> No
     poisoned = outcome.jobs.pop(outcome.poison_id)  # quarantined after two workers, not run on
     assert poisoned.status is JobStatus.FAILED, (poisoned, where)
     assert poisoned.error is not None and poisoned.error.code == "job_poisoned", where
-    assert poisoned.lost_runs == 2, where
+    assert poisoned.lost_runs >= 2, where  # more when another job shared both of its deaths
+    assert outcome.collateral_poisoned() == [], where
     assert outcome.false_lease_losses() == [], where
     assert len(outcome.kills) >= 2 and outcome.redis_restarted_at is not None, where
     succeeded = {i for i, j in outcome.jobs.items() if j.status is JobStatus.SUCCEEDED}

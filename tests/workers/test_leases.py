@@ -250,6 +250,68 @@ def test_a_leased_run_succeeds_and_releases_its_lease(client: redis.Redis, prefi
     assert a.owner_of(job.id) is None and a.held() == []
 
 
+def test_a_worker_lists_the_jobs_it_runs_and_a_dead_ones_list_keeps_them(
+    client: redis.Redis, prefix: str
+) -> None:
+    a, b = two_workers(client, prefix)
+    with a.hold("job_1"), a.hold("job_2"), b.hold("job_3"):
+        assert a.ran_together(["worker-a"]) == {"job_1", "job_2"}
+        assert a.ran_together(["worker-a", "worker-b"]) == set()
+    assert a.ran_together(["worker-a"]) == set()  # ended runs leave the list
+    client.sadd(a.ran_key("worker-dead"), "job_1")  # a worker killed mid-run removes nothing
+    assert b.ran_together(["worker-dead"]) == {"job_1"}
+
+
+def test_a_death_shared_with_another_job_singles_neither_out_but_one_alone_does(
+    client: redis.Redis, prefix: str
+) -> None:
+    """A worker runs several jobs at once, and the one that kills it takes the others with it:
+    two jobs that died together on both of their workers run again; a job whose second worker
+    ran nothing else of its first is quarantined."""
+    w = leased_world(client, prefix)
+    settings = w.deps.settings.model_copy(update={"task_max_retries": 5})
+    w.deps = dataclasses.replace(w.deps, settings=settings)
+    c = Leases(client, prefix, 30.0, owner="worker-c")
+    culprit, bystander, loner = w.submit(), w.submit(), w.submit()
+    for job in (culprit, bystander):  # both ran on worker-x, then again on worker-y; both died
+        client.sadd(c.ran_key("worker-x"), job.id)
+        client.sadd(c.ran_key("worker-y"), job.id)
+        w.jobs.transition(job.id, QUEUED, JobStatus.RUNNING, attempts=2, lost_runs=1)
+        w.jobs.transition(
+            job.id, RUNNING, JobStatus.RUNNING, lost_on=["worker-x"], ran_on="worker-y"
+        )
+    client.sadd(c.ran_key("worker-x"), loner.id)  # with them on worker-x, alone on worker-z
+    client.sadd(c.ran_key("worker-z"), loner.id)
+    w.jobs.transition(loner.id, QUEUED, JobStatus.RUNNING, attempts=2, lost_runs=1)
+    w.jobs.transition(loner.id, RUNNING, JobStatus.RUNNING, lost_on=["worker-x"], ran_on="worker-z")
+
+    for job in (culprit, bystander, loner):
+        run_leased(job.id, w.deps, c)
+    for job in (culprit, bystander):
+        again = w.job(job.id)
+        assert again.status is JobStatus.SUCCEEDED
+        assert (again.lost_runs, again.lost_on, again.ran_on) == (
+            2,
+            ["worker-x", "worker-y"],
+            "worker-c",
+        )
+    quarantined = w.job(loner.id)
+    assert quarantined.status is JobStatus.FAILED and quarantined.error is not None
+    assert quarantined.error.code == "job_poisoned"
+    assert "died or stalled 2 times" in quarantined.error.message
+    assert quarantined.lost_on == ["worker-x", "worker-z"]
+    assert w.llm.calls == 2
+
+
+def test_a_new_run_records_the_worker_running_it(client: redis.Redis, prefix: str) -> None:
+    w = leased_world(client, prefix)
+    a, _ = two_workers(client, prefix)
+    job = w.submit()
+    run_leased(job.id, w.deps, a)
+    done = w.job(job.id)
+    assert (done.status, done.ran_on, done.lost_on) == (JobStatus.SUCCEEDED, "worker-a", [])
+
+
 def test_a_result_stored_by_an_earlier_attempt_is_not_paid_for_again() -> None:
     w = world()
     job = w.submit()
