@@ -42,7 +42,7 @@ from evidex.extractors.settings import Settings
 from evidex.schemas import ConfigError
 from evidex.workers.broker import TRANSPORT
 from evidex.workers.budget import Budget
-from evidex.workers.leases import check_lease_settings, make_leases
+from evidex.workers.leases import check_lease_settings
 from evidex.workers.metrics import RedisMetrics
 from evidex.workers.runner import RETRY_CAP_S, Deps
 from evidex.workers.settings import WorkerSettings
@@ -132,7 +132,7 @@ def build_deps(
     ``monthly_token_budget`` is set, the jobs' CPU stages in a
     :class:`~evidex.workers.stages.ProcessStages` pool, model clients built once and shared by
     the threads (:class:`~evidex.workers.shared.SharedLLMs`)."""
-    from evidex.workers.factory import make_blob_store, make_job_store
+    from evidex.workers.factory import make_blob_store, make_job_store, make_leases
 
     budget = None
     if settings.monthly_token_budget is not None:

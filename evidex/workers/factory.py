@@ -6,10 +6,15 @@ Backends are imported inside the functions, so a deployment on local files never
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from evidex.workers.settings import WorkerSettings
 from evidex.workers.stores import BlobStore, JobStore
 
-__all__ = ["make_blob_store", "make_job_store"]
+if TYPE_CHECKING:
+    from evidex.workers.leases import Leases
+
+__all__ = ["make_blob_store", "make_job_store", "make_leases"]
 
 
 def make_blob_store(settings: WorkerSettings) -> BlobStore:
@@ -34,3 +39,13 @@ def make_job_store(settings: WorkerSettings) -> JobStore:
         retention_s=settings.job_retention_s,
         due_after_s=settings.lease_ttl_s,  # the sweeper sends a job no worker took (sweeper.py)
     )
+
+
+def make_leases(jobs: JobStore, settings: WorkerSettings) -> Leases | None:
+    """Leases beside a Redis job store (same client, same key prefix); None for other stores."""
+    from evidex.workers.jobstore_redis import RedisJobStore
+    from evidex.workers.leases import Leases
+
+    if not isinstance(jobs, RedisJobStore):
+        return None
+    return Leases(jobs.client, prefix=jobs.prefix, ttl_s=settings.lease_ttl_s)

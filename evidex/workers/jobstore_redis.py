@@ -1,12 +1,9 @@
 """Job records in Redis: the production :class:`~evidex.workers.stores.JobStore`.
 
-Key layout (``prefix`` defaults to ``"evidex"``)::
-
-    {prefix}:job:{id}                 string  the Job as JSON; TTL = retention, reset on every write
-    {prefix}:tenant:{tenant}:jobs     zset    job ids scored by created_at (µs since the epoch)
-    {prefix}:idem:{tenant}:{key}      string  the id of the tenant's first job for Idempotency-Key
-    {prefix}:due                      zset    with ``due_after_s``: a new job's id, scored by the
-                                              time its task must have been taken (leases.py)
+Keys (``prefix`` defaults to ``"evidex"``; the whole layout is :mod:`evidex.workers.rediskeys`):
+the record ``{prefix}:job:{id}``, the tenant's index ``{prefix}:tenant:{tenant}:jobs``, the
+idempotency key ``{prefix}:idem:{tenant}:{key}``, and, with ``due_after_s``, a new job's entry in
+``{prefix}:due``, scored by the time its task must have been taken (leases.py).
 
 Every write refreshes the TTL of the record, of its idempotency key and of the tenant index, so a
 finished job lives ``retention_s`` from its last transition and the index outlives its records.
@@ -44,8 +41,8 @@ from evidex.workers.jobstore_base import (
     page,
     score,
 )
-from evidex.workers.leases import due_key
 from evidex.workers.redisdriver import driver_info
+from evidex.workers.rediskeys import RedisKeys
 from evidex.workers.stores import StoreUnavailable
 
 __all__ = ["RedisJobStore"]
@@ -94,7 +91,7 @@ class RedisJobStore:
         if retention_s < 1:
             raise ValueError(f"retention_s must be at least 1 second, not {retention_s}")
         self.client = client
-        self.prefix = prefix
+        self.prefix, self.keys = prefix, RedisKeys(prefix)
         self.retention_s = int(retention_s)
         self.due_after_s = due_after_s  # None: no due index (no sweeper watches these jobs)
         self._create = client.register_script(_CREATE)
@@ -117,13 +114,13 @@ class RedisJobStore:
         return cls(client, prefix=prefix, retention_s=retention_s, due_after_s=due_after_s)
 
     def _job_key(self, job_id: str) -> str:
-        return f"{self.prefix}:job:{job_id}"
+        return self.keys.job(job_id)
 
     def _index_key(self, tenant: str) -> str:
-        return f"{self.prefix}:tenant:{tenant}:jobs"
+        return self.keys.tenant_jobs(tenant)
 
     def _idem_key(self, tenant: str, key: str) -> str:
-        return f"{self.prefix}:idem:{tenant}:{key}"
+        return self.keys.idempotency(tenant, key)
 
     def _write(self, pipe: Pipeline, job: Job) -> None:
         """Queue the record and TTL refreshes (inside ``MULTI``)."""
@@ -141,7 +138,7 @@ class RedisJobStore:
             record_json, self.retention_s, created, job.id, self._job_key(""), "", 0
         ]  # fmt: skip
         if self.due_after_s is not None:
-            args[5:] = [due_key(self.prefix), time.time() + self.due_after_s]
+            args[5:] = [self.keys.due, time.time() + self.due_after_s]
         with _translated():
             outcome, record = self._create(keys=keys, args=args)
         if int(outcome) == 2:

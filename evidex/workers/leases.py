@@ -6,16 +6,13 @@ longest run plus its retry delays). A lease is short and renewed by a heartbeat 
 wait on the model call, so a dead worker is noticed within ``lease_ttl_s`` whatever its jobs
 were doing; the sweeper (:mod:`evidex.workers.sweeper`) then sends those jobs again.
 
-Keys (``prefix`` is the job store's, ``evidex`` by default)::
-
-    {prefix}:lease:{job_id}   string  the owner token of the worker running the job; expires
-                                      ``ttl_s`` after its last renewal
-    {prefix}:due              zset    job id -> unix time by which the job must have moved on
-                                      (ended, or its lease renewed); past it, the sweeper looks
-    {prefix}:sweeper          string  which worker sweeps now (one at a time)
-    {prefix}:ran:{owner}      set     the jobs a worker is running; a dead worker's set keeps the
-                                      jobs that died with it (kept ``RAN_KEEP_S``), so a job lost
-                                      twice can tell whether another job shared both deaths
+Keys (``prefix`` is the job store's, ``evidex`` by default; the whole layout is
+:mod:`evidex.workers.rediskeys`): a job's lease ``{prefix}:lease:{job_id}`` (the owner token of
+the worker running it, expiring ``ttl_s`` after its last renewal), the due index ``{prefix}:due``
+(job id -> unix time by which the job must have moved on: ended, or its lease renewed; past it,
+the sweeper looks), ``{prefix}:sweeper`` (which worker sweeps now) and ``{prefix}:ran:{owner}``
+(the jobs a worker is running; a dead worker's set keeps the jobs that died with it, for
+``RAN_KEEP_S``, so a job lost twice can tell whether another job shared both deaths).
 
 Who writes ``due``: the job store when a job is created (``RedisJobStore(due_after_s=...)``, in
 the same script as the record, so no job exists without it); the heartbeat for every job its
@@ -47,7 +44,7 @@ import redis
 from evidex.schemas import ConfigError
 from evidex.workers.budget import Budget, Reservation
 from evidex.workers.jobs import Job, JobStatus
-from evidex.workers.settings import WorkerSettings
+from evidex.workers.rediskeys import RedisKeys
 from evidex.workers.stores import BlobStore, JobStore, StoreUnavailable
 
 __all__ = [
@@ -58,8 +55,6 @@ __all__ = [
     "LeaseLost",
     "Leases",
     "check_lease_settings",
-    "due_key",
-    "make_leases",
     "new_owner",
 ]
 
@@ -101,10 +96,6 @@ return 0
 _DOWN = (redis.ConnectionError, redis.TimeoutError, redis.ReadOnlyError, StoreUnavailable)
 
 
-def due_key(prefix: str) -> str:
-    return f"{prefix}:due"
-
-
 def new_owner() -> str:
     """A token naming this worker process: ``host:pid:random``."""
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
@@ -119,15 +110,6 @@ def check_lease_settings(ttl_s: float, heartbeat_s: float, sweep_s: float) -> No
         )
     if sweep_s <= 0:
         raise ConfigError(f"EVIDEX_SWEEP_INTERVAL_S={sweep_s} must be above 0")
-
-
-def make_leases(jobs: JobStore, settings: WorkerSettings) -> Leases | None:
-    """Leases beside a Redis job store (same client, same key prefix); None for other stores."""
-    from evidex.workers.jobstore_redis import RedisJobStore
-
-    if not isinstance(jobs, RedisJobStore):
-        return None
-    return Leases(jobs.client, prefix=jobs.prefix, ttl_s=settings.lease_ttl_s)
 
 
 class LeaseLost(BaseException):
@@ -150,6 +132,7 @@ class Leases:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.client, self.prefix, self.ttl_s = client, prefix, float(ttl_s)
+        self.keys = RedisKeys(prefix)
         self.owner = owner or new_owner()
         self.clock = clock
         self._confirm = client.register_script(_CONFIRM)
@@ -162,14 +145,14 @@ class Leases:
     # -- keys ---------------------------------------------------------------------------------
 
     def lease_key(self, job_id: str) -> str:
-        return f"{self.prefix}:lease:{job_id}"
+        return self.keys.lease(job_id)
 
     @property
     def due_key(self) -> str:
-        return due_key(self.prefix)
+        return self.keys.due
 
     def ran_key(self, owner: str) -> str:
-        return f"{self.prefix}:ran:{owner}"
+        return self.keys.ran(owner)
 
     @property
     def ttl_ms(self) -> int:
@@ -319,7 +302,7 @@ class Leases:
 
     def try_sweep(self, hold_s: float) -> bool:
         """Whether this worker may sweep now (one sweeper at a time, for ``hold_s``)."""
-        key = f"{self.prefix}:sweeper"
+        key = self.keys.sweeper
         return bool(self.client.set(key, self.owner, nx=True, px=max(1, round(hold_s * 1000))))
 
 
