@@ -42,20 +42,16 @@ import contextlib
 import math
 import os
 import secrets
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -65,8 +61,8 @@ from bench.common import ROOT
 from bench.load_samples import NAMES, Sample, load_sample, pipeline_cpu_ms
 from evidex.workers.jobstore_redis import RedisJobStore
 from evidex.workers.localredis import LocalRedis, reachable
+from tests.service_stack import EVIDEX, ModelServer, clean_env, free_port, process, wait_ready
 
-EVIDEX = str(Path(sys.executable).with_name("evidex"))
 TARGET_OVERLAP, TARGET_CPU_MS = 0.8, 50.0
 _FINAL = ("succeeded", "failed")
 
@@ -74,66 +70,21 @@ _FINAL = ("succeeded", "failed")
 # --- the model: every answer after a fixed latency ------------------------------------------
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 1024  # a burst of C connections must not overflow the listen backlog
-
-
-class ConstantModel:
+class ConstantModel(ModelServer):
     """``POST /v1/responses`` → 200 with ``body`` after ``latency_s``; counts the calls and the
     most calls in flight at once."""
 
     def __init__(self, body: bytes, latency_s: float) -> None:
-        self.calls = self.in_flight = self.peak = 0
-        lock = threading.Lock()
-        model = self
+        super().__init__()
+        self.body, self.latency_s = body, latency_s
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("content-length") or 0))
-                with lock:
-                    model.calls += 1
-                    model.in_flight += 1
-                    model.peak = max(model.peak, model.in_flight)
-                try:
-                    time.sleep(latency_s)
-                finally:
-                    with lock:
-                        model.in_flight -= 1
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return None
-
-        self._server = _Server(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def __enter__(self) -> ConstantModel:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+    def answer(self, request: BaseHTTPRequestHandler, sent: bytes) -> None:
+        with self.counted():
+            time.sleep(self.latency_s)
+        self.send(request, 200, self.body)
 
 
 # --- processes ------------------------------------------------------------------------------
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @contextlib.contextmanager
@@ -148,25 +99,6 @@ def _redis() -> Iterator[tuple[str, str | None]]:
         return
     with LocalRedis.start() as local:
         yield local.url, None
-
-
-@contextlib.contextmanager
-def _process(argv: list[str], env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    try:
-        yield proc
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
 
 
 @dataclass(frozen=True)
@@ -209,18 +141,6 @@ def service_cpu(api: int, worker: int) -> Cpu:
         elif session == worker:
             seen["parsers"] += ticks
     return Cpu(seen["api"] / tick, seen["worker"] / tick, seen["parsers"] / tick)
-
-
-def _wait_up(client: httpx.Client, procs: list[subprocess.Popen[bytes]], logs: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if any(p.poll() is not None for p in procs):
-            raise SystemExit(f"a service process exited early; see the logs in {logs}")
-        with contextlib.suppress(httpx.HTTPError):
-            if client.get("/healthz").status_code == 200:
-                return
-        time.sleep(0.2)
-    raise SystemExit(f"the API did not start in 60 s; see the logs in {logs}")
 
 
 # --- the clients ----------------------------------------------------------------------------
@@ -387,7 +307,7 @@ def run(plan: Plan) -> int:
         _redis() as (redis_url, queue),
         ConstantModel(upload.reply, plan.latency) as (model),
     ):
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("EVIDEX_", "OPENAI_"))} | {
+        env = clean_env() | {
             "EVIDEX_REDIS_URL": redis_url,
             "EVIDEX_DATA_DIR": str(logs / "data"),
             "EVIDEX_API_KEYS": f"bench={key}",
@@ -404,17 +324,17 @@ def run(plan: Plan) -> int:
             worker += ["--concurrency", str(plan.concurrency)]
         if queue:
             worker += ["--queues", queue]
-        port = _free_port()
+        port = free_port()
         serve = [EVIDEX, "serve", "--port", str(port), "--log-level", "warning"]
         if queue:  # `evidex serve` enqueues on the default queue: serve the same app, our queue
             serve = [sys.executable, "-m", "bench.load", "--serve-api", str(port), queue]
         base_url = f"http://127.0.0.1:{port}"
         with (
-            _process(worker, env, logs / "worker.log") as w,
-            _process(serve, env | {"PYTHONPATH": str(ROOT)}, logs / "api.log") as api,
+            process(worker, env, logs / "worker.log") as w,
+            process(serve, env | {"PYTHONPATH": str(ROOT)}, logs / "api.log") as api,
             httpx.Client(base_url=base_url, headers=headers, timeout=120) as client,
         ):
-            _wait_up(client, [w, api], logs)
+            wait_ready(base_url, [w, api], logs, "/healthz")
             if plan.warmup:
                 started = time.perf_counter()
                 warm_sent = asyncio.run(

