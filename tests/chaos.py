@@ -437,9 +437,11 @@ class _Load:
     """``count`` busy processes (a loaded machine), and the load average sampled meanwhile."""
 
     def __init__(self, count: int) -> None:
-        spin = "while True: pass"
+        # Busy until stopped, or until this process is gone (killed, not stopped): an orphan is
+        # handed to another parent, and the loop sees it within a fraction of a second.
+        spin = "import os, sys\nwhile os.getppid() == int(sys.argv[1]):\n    sum(range(10**5))"
         self.busy = [
-            subprocess.Popen([sys.executable, "-c", spin], start_new_session=True)
+            subprocess.Popen([sys.executable, "-c", spin, str(os.getpid())], start_new_session=True)
             for _ in range(count)
         ]
         self.samples: list[float] = []
