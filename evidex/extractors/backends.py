@@ -8,19 +8,36 @@ from evidex.extractors.llm.base import LLMBackend
 from evidex.extractors.settings import Settings
 from evidex.schemas import ConfigError
 
-__all__ = ["PARSERS", "make_context", "make_llm", "make_parser"]
+__all__ = ["OCR_ENGINES", "PARSERS", "make_context", "make_llm", "make_parser"]
 
 PARSERS = ("auto", "pymupdf", "ocr", "azure", "text")
+OCR_ENGINES = ("tesseract", "rapidocr", "auto")  # as evidex.extractors.parsers.ocr.ENGINES
 
 
-def make_parser(name: str, settings: Settings | None = None, tables: str | None = None) -> Parser:
-    """The parser called ``name`` (:data:`PARSERS`). ``settings`` configure Azure: ``azure``
-    needs them, ``auto`` uses Azure for scanned pages when they name an endpoint. ``tables``: how
-    the text layer's tables are found (``words``, the default; ``layout``: PyMuPDF's layout
-    model; ``off``); ``name`` may carry it as ``"auto:layout"`` (a job's parser and table mode
-    in one string)."""
-    name, _, suffix = name.partition(":")
-    tables = tables or suffix or None
+def make_parser(
+    name: str,
+    settings: Settings | None = None,
+    tables: str | None = None,
+    ocr: str | None = None,
+) -> Parser:
+    """The parser called ``name`` (:data:`PARSERS`). ``settings`` configure Azure (``azure``
+    needs them, ``auto`` uses Azure for scanned pages when they name an endpoint) and the local
+    OCR engine (``ocr_engine``). ``tables``: how the text layer's tables are found (``words``,
+    the default; ``layout``: PyMuPDF's layout model; ``off``); ``ocr``: the local OCR engine
+    (``tesseract``, ``rapidocr``, ``auto``; default the settings'). ``name`` may carry both after
+    colons, in any order, as ``"auto:layout:rapidocr"`` (a job's options in one string)."""
+    name, *suffixes = name.split(":")
+    for suffix in suffixes:
+        if suffix in OCR_ENGINES:
+            ocr = ocr or suffix
+        elif suffix:
+            tables = tables or suffix
+    if ocr is not None and ocr not in OCR_ENGINES:
+        raise ConfigError(
+            f"OCR engine {ocr!r} does not exist; use one of: {', '.join(OCR_ENGINES)}"
+        )
+    engine = ocr or (settings.ocr_engine if settings is not None else None)
+    layer: Parser | None = None
     if tables is not None and name in ("auto", "pymupdf", "ocr"):
         from evidex.extractors.parsers.pymupdf_parser import TABLE_MODES, PyMuPDFParser
 
@@ -31,26 +48,20 @@ def make_parser(name: str, settings: Settings | None = None, tables: str | None 
         layer = PyMuPDFParser(tables=tables)
         if name == "pymupdf":
             return layer
-        if name == "ocr":
-            from evidex.extractors.parsers.ocr import OcrParser
+    if name in ("auto", "ocr"):
+        from evidex.extractors.parsers.ocr import DEFAULT_ENGINE, OcrParser
 
-            return OcrParser(text_layer=layer)
+        local = OcrParser(text_layer=layer, engine=engine or DEFAULT_ENGINE)
+        if name == "ocr":
+            return local
         from evidex.extractors.parsers.auto import AutoParser, azure_parser
 
         azure = azure_parser(settings) if settings is not None else None
-        return AutoParser(text_layer=layer, azure=azure)
-    if name == "auto":
-        from evidex.extractors.parsers.auto import AutoParser, azure_parser
-
-        return AutoParser(azure=azure_parser(settings) if settings is not None else None)
+        return AutoParser(text_layer=layer, ocr=local, azure=azure)
     if name == "pymupdf":
         from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
 
         return PyMuPDFParser()
-    if name == "ocr":
-        from evidex.extractors.parsers.ocr import OcrParser
-
-        return OcrParser()
     if name == "azure":
         return _azure(settings)
     if name == "text":

@@ -3,13 +3,17 @@
 ::
 
     InputError
-    └── DocumentError               the file cannot be read as a document
-        ├── UnsupportedDocument     unsupported_media_type  (not a PDF / supported format)
-        ├── EmptyDocument           document_empty          (0 bytes)
-        ├── CorruptDocument         pdf_corrupt
-        ├── EncryptedDocument       pdf_encrypted
-        ├── NoPages                 pdf_no_pages
-        └── NoTextLayer             no_text_layer           (a scan: needs OCR)
+    ├── DocumentError               the file cannot be read as a document
+    │   ├── UnsupportedDocument     unsupported_media_type  (not a PDF / supported format)
+    │   ├── EmptyDocument           document_empty          (0 bytes, or no text after parsing
+    │   │                                                    and OCR: refused before any call)
+    │   ├── CorruptDocument         pdf_corrupt
+    │   ├── EncryptedDocument       pdf_encrypted
+    │   ├── NoPages                 pdf_no_pages
+    │   ├── NoTextLayer             no_text_layer           (a scan: needs OCR)
+    │   └── ImageTooLarge           bad_input               (over the decoder's pixel limit)
+    └── DocumentMismatch            document_mismatch       (the document does not answer the
+                                                             schema: refused before any call)
     RunError
     └── LLMError                    the model call failed; ``transient`` says whether to retry
         ├── LLMUnavailable          llm_unavailable  (network, timeout, 429/5xx after retries)
@@ -31,8 +35,10 @@ from evidex.schemas.errors import InputError, RunError
 __all__ = [
     "CorruptDocument",
     "DocumentError",
+    "DocumentMismatch",
     "EmptyDocument",
     "EncryptedDocument",
+    "ImageTooLarge",
     "LLMAuthError",
     "LLMBadRequest",
     "LLMContextExceeded",
@@ -73,6 +79,25 @@ class NoPages(DocumentError):
 
 class NoTextLayer(DocumentError):
     code = "no_text_layer"
+
+
+class ImageTooLarge(DocumentError):
+    """More pixels than the image decoder will take on (a decompression bomb, or a real image
+    too large to read safely)."""
+
+    code = "bad_input"
+
+
+class DocumentMismatch(InputError):
+    """The pre-call gate found too little of the schema in the document (:mod:`.gate`);
+    ``score`` is its support, ``reads_like`` the built-in schema it answers better, if any."""
+
+    code = "document_mismatch"
+
+    def __init__(self, message: str, *, score: float | None = None, reads_like: str = "") -> None:
+        super().__init__(message)
+        self.score = score
+        self.reads_like = reads_like
 
 
 class LLMError(RunError):

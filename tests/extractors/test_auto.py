@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 import pymupdf
 import pytest
+from pydantic import ValidationError
 from sample_answers import SAMPLES
 
 from evidex.extractors.backends import PARSERS, make_parser
@@ -16,12 +17,14 @@ from evidex.extractors.document import ParsedDocument, make_lines
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
 from evidex.extractors.parsers.auto import AutoParser
 from evidex.extractors.parsers.ocr import OcrParser, Tesseract, find_tessdata, needs_ocr
+from evidex.extractors.parsers.ocr.rapid import RapidOcr
 from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
 from evidex.extractors.parsers.text import TextParser
 from evidex.extractors.pipeline import extract_parsed
 from evidex.extractors.settings import Settings
 from evidex.schemas import ConfigError, Result, Status, get_schema
-from evidex.service.cli import _parser as cli_parser
+from evidex.service.cliargs import build_parser as cli_parser
+from evidex.workers.jobs import JobOptions
 
 mu: Any = pymupdf  # PyMuPDF's annotations are partial
 needs_tesseract = pytest.mark.skipif(
@@ -125,7 +128,8 @@ def test_a_digital_pdf_never_runs_ocr_and_reads_like_pymupdf(
     def fail(*_: Any) -> Any:
         raise AssertionError("OCR ran on a digital PDF")
 
-    monkeypatch.setattr(Tesseract, "words", fail)
+    monkeypatch.setattr(Tesseract, "read", fail)
+    monkeypatch.setattr(RapidOcr, "read", fail)
     document = AutoParser().parse(INVOICE, "invoice.pdf")
     alone = PyMuPDFParser().parse(INVOICE, "invoice.pdf")
     assert document.parser == "pymupdf" and document.pages["parser"].tolist() == ["pymupdf"]
@@ -238,6 +242,45 @@ def test_make_parser_knows_every_name_and_the_cli_defaults_to_auto() -> None:
         make_parser("tesseract")
     args = cli_parser().parse_args(["extract", "a.pdf", "--schema", "invoice"])
     assert args.parser == "auto"
+
+
+@pytest.mark.parametrize(
+    ("spec", "env", "engine", "tables"),
+    [
+        ("auto", None, "auto", "words"),  # the default engine
+        ("auto", "tesseract", "tesseract", "words"),  # EVIDEX_OCR_ENGINE
+        ("auto:rapidocr", "tesseract", "rapidocr", "words"),  # a job's option beats the setting
+        ("auto:layout:rapidocr", None, "rapidocr", "layout"),  # a job's tables and OCR engine
+        ("ocr:tesseract:off", None, "tesseract", "off"),
+    ],
+)
+def test_the_ocr_engine_comes_from_the_job_then_the_settings(
+    monkeypatch: pytest.MonkeyPatch, spec: str, env: str | None, engine: str, tables: str
+) -> None:
+    if env:
+        monkeypatch.setenv("EVIDEX_OCR_ENGINE", env)
+    made = make_parser(spec, Settings())
+    ocr = made.ocr if isinstance(made, AutoParser) else made
+    assert isinstance(ocr, OcrParser) and ocr.engine_name == engine
+    assert [e.name for e in ocr.engines] == {
+        "auto": ["rapidocr", "tesseract"],
+        "tesseract": ["tesseract"],
+        "rapidocr": ["rapidocr"],
+    }[engine]
+    assert getattr(ocr.text_layer, "tables", "words") == tables
+
+
+def test_an_unknown_ocr_engine_is_refused_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ConfigError, match="OCR engine 'easyocr' does not exist"):
+        make_parser("auto", Settings(), ocr="easyocr")
+    monkeypatch.setenv("EVIDEX_OCR_ENGINE", "easyocr")
+    with pytest.raises(ValidationError):
+        Settings()
+    with pytest.raises(SystemExit):
+        cli_parser().parse_args(["extract", "a.pdf", "--schema", "invoice", "--ocr", "easyocr"])
+    assert JobOptions(ocr="rapidocr").ocr == "rapidocr"
+    with pytest.raises(ValidationError):
+        JobOptions.model_validate({"ocr": "easyocr"})
 
 
 def test_make_parser_takes_a_table_mode_as_an_argument_or_after_the_name() -> None:

@@ -46,7 +46,7 @@ def render(pdf: bytes, dpi: int = DPI, kind: str = "png") -> bytes:
 
 @cache
 def png_invoice() -> ParsedDocument:
-    return OcrParser().parse(render(INVOICE), "invoice.png")
+    return OcrParser(engine="tesseract").parse(render(INVOICE), "invoice.png")
 
 
 @cache
@@ -61,7 +61,7 @@ def tiff() -> bytes:
 
 @cache
 def tiff_parsed() -> ParsedDocument:
-    return OcrParser().parse(tiff(), "scans.tiff")
+    return OcrParser(engine="tesseract").parse(tiff(), "scans.tiff")
 
 
 def one(document: ParsedDocument, text: str, page: int = 1) -> Any:

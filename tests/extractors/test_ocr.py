@@ -19,7 +19,8 @@ from sample_answers import SAMPLES, SCHEMAS, expected, perfect_fields
 from evidex.extractors.document import ParsedDocument
 from evidex.extractors.errors import NoTextLayer
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
-from evidex.extractors.parsers.ocr import OcrParser, Tesseract, _Word, find_tessdata, page_rows
+from evidex.extractors.parsers.ocr import OcrParser, OcrWord, Tesseract, find_tessdata
+from evidex.extractors.parsers.ocr.lines import page_rows
 from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
 from evidex.extractors.parsers.text import TextParser
 from evidex.extractors.pipeline import extract_parsed
@@ -58,8 +59,8 @@ def scanned(name: str) -> bytes:
 
 
 @cache
-def ocred(name: str) -> ParsedDocument:
-    return OcrParser().parse(scanned(name), f"{name}-scan.pdf")
+def ocred(name: str, engine: str = "tesseract") -> ParsedDocument:
+    return OcrParser(engine=engine).parse(scanned(name), f"{name}-scan.pdf")
 
 
 @cache
@@ -148,7 +149,7 @@ def test_ocr_lines_say_where_they_come_from() -> None:
 @needs_tesseract
 def test_a_sideways_scan_turned_upright_by_rotate_gets_boxes_on_the_displayed_page() -> None:
     data = scan(INVOICE, rotate=90)
-    document = OcrParser().parse(data, "rotated.pdf")
+    document = OcrParser(engine="tesseract").parse(data, "rotated.pdf")
     assert document.pages["rotation"].tolist() == [90]
     for text in ("INV-2026-00418", "Total due"):
         ocr = document.lines[document.lines["text"].str.contains(text, regex=False)].iloc[0]
@@ -161,10 +162,10 @@ def test_a_sideways_scan_turned_upright_by_rotate_gets_boxes_on_the_displayed_pa
 @needs_tesseract
 def test_force_reads_a_digital_page_by_ocr_and_keeps_it_otherwise() -> None:
     pdf = INVOICE
-    kept = OcrParser().parse(pdf, "invoice.pdf")
+    kept = OcrParser(engine="tesseract").parse(pdf, "invoice.pdf")
     assert kept.pages["parser"].tolist() == ["pymupdf"]
     assert kept.lines["text"].tolist() == PyMuPDFParser().parse(pdf, "i").lines["text"].tolist()
-    forced = OcrParser(force=True).parse(pdf, "invoice.pdf")
+    forced = OcrParser(force=True, engine="tesseract").parse(pdf, "invoice.pdf")
     assert forced.pages[["parser", "has_text_layer"]].values.tolist() == [["ocr", True]]
     assert (forced.lines["source"] == "ocr").all()
     assert "INV-2026-00418" in forced.lines["text"].tolist()
@@ -172,7 +173,9 @@ def test_force_reads_a_digital_page_by_ocr_and_keeps_it_otherwise() -> None:
 
 def test_a_missing_tesseract_is_a_configuration_error_that_says_what_to_install() -> None:
     with pytest.raises(ConfigError, match="install tesseract-ocr"):
-        OcrParser(tesseract="/nonexistent/tesseract").parse(scan(INVOICE, dpi=30), "x.pdf")
+        OcrParser(engine="tesseract", tesseract="/nonexistent/tesseract").parse(
+            scan(INVOICE, dpi=30), "x.pdf"
+        )
     # a digital PDF needs no OCR, so no Tesseract either
     digital = OcrParser(tesseract="/nonexistent/tesseract").parse(INVOICE, "invoice.pdf")
     assert digital.parser == "pymupdf" and digital.pages["parser"].tolist() == ["pymupdf"]
@@ -185,9 +188,9 @@ def test_missing_language_data_is_a_configuration_error(monkeypatch: pytest.Monk
         Tesseract(language="xx").check()
 
 
-def _word(text: str, x0: float, y0: float, line: tuple[int, int, int], conf: float = 90.0) -> Any:
+def _word(text: str, x0: float, y0: float, line: tuple[int, int, int], conf: float = 0.9) -> Any:
     box = (x0, y0, x0 + 10.0 * len(text), y0 + 30.0)
-    return _Word(text, box, conf, line, box)
+    return OcrWord(text, box, conf, line, box)
 
 
 def test_tesseract_lines_are_split_at_column_gaps_and_read_like_a_text_layer() -> None:
@@ -225,8 +228,8 @@ def test_tesseract_lines_are_split_at_column_gaps_and_read_like_a_text_layer() -
 
 def test_line_confidence_leaves_out_marks_without_letters_or_digits() -> None:
     line = (1, 1, 1)
-    bullet = [_word("•", 100, 100, line, conf=10.0), _word("Python", 130, 100, line, conf=80.0)]
-    marks = [_word("•", 100, 200, (2, 1, 1), conf=10.0), _word("-", 130, 200, (2, 1, 1), 30.0)]
+    bullet = [_word("•", 100, 100, line, conf=0.1), _word("Python", 130, 100, line, conf=0.8)]
+    marks = [_word("•", 100, 200, (2, 1, 1), conf=0.1), _word("-", 130, 200, (2, 1, 1), 0.3)]
     rows = page_rows(bullet + marks, 1, 1.0, (2000.0, 3000.0))
     assert [(r["text"], r["ocr_confidence"]) for r in rows] == [("• Python", 0.8), ("• -", 0.2)]
 

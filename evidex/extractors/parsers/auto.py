@@ -6,7 +6,7 @@
   scan with an invisible OCR layer from the scanner counts as text: that layer is used as is.
 * The other pages are read by Azure Document Intelligence when it is configured (an endpoint and
   a key, :meth:`AzureLayoutParser.from_settings`), sent together as one PDF of just those pages;
-  else by the local OCR (:class:`.ocr.OcrParser`, Tesseract).
+  else by the local OCR (:class:`.ocr.OcrParser`: RapidOCR or Tesseract, ``--ocr``).
 * An image file (PNG, JPEG, TIFF) has no text layer: Azure when configured, else local OCR.
 
 The result says who read what: ``page_df.parser`` per page (``pymupdf``, ``ocr``, ``azure``), and
@@ -69,7 +69,7 @@ class AutoParser:
         if self.azure is not None:
             parts = self._azure(data, filename, todo)
         else:
-            self.ocr.engine.check()
+            self.ocr.check()
             parts = self.ocr.read_pdf(data, filename, todo, layer)
         if layer is not None:
             parts += [page_part(layer, n) for n in layer.pages["page"] if n not in todo]

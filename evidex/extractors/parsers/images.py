@@ -1,49 +1,158 @@
-"""Image input (PNG, JPEG, TIFF with one or more frames): recognise, open, and highlight.
+"""Image input (PNG, JPEG, TIFF with one or more frames, WebP, HEIC/HEIF): recognise, open, and
+highlight.
 
 An image has no text layer, so it is always read by OCR (:class:`.ocr.OcrParser`, or Azure when
-configured). Each frame is a page, and everything about it is in the image's own pixels, never
-converted to points: ``page_df`` width and height, line and word boxes, the result's boxes (the
-result's ``document.page_info`` says ``unit: "px"``), and :func:`annotate_image`, which draws the
-boxes on the image itself. A reviewer comparing a box with the file opened in any image viewer
-then reads the same numbers.
+configured). Each frame is a page, and everything about it is in the image's own pixels as a
+viewer shows it (upright, the file's EXIF orientation applied), never converted to points:
+``page_df`` width and height, line and word boxes, the result's boxes (the result's
+``document.page_info`` says ``unit: "px"``), and :func:`annotate_image`, which draws the boxes on
+the image itself. A reviewer comparing a box with the file opened in any image viewer then reads
+the same numbers.
 
-PyMuPDF opens the image as a document (``pymupdf.open(stream=..., filetype=...)``) whose pages
-are the frames; each frame is rendered at its native pixel size (a matrix from the page's points to
-the image's pixels), so no resampling happens before OCR.
+The kind is read from the bytes, never the name (:func:`image_type`). Pillow decodes every kind
+for OCR (:func:`decode_frames`; HEIC/HEIF through ``pillow-heif``, the libheif binding: phones
+save photos as HEIC); a file over Pillow's decompression-bomb limit (about 179 million pixels) is
+refused as :class:`~evidex.extractors.errors.ImageTooLarge` before its pixels are decoded, and a
+large JPEG is decoded at a reduced scale straight away (JPEG's DCT scaling), so a 100-megapixel
+photo never sits in memory at full size. :func:`open_image` gives the frames as a PyMuPDF
+document (WebP and HEIC converted to PNG first, which MuPDF cannot open), for rendering.
 """
 
 from __future__ import annotations
 
+import io
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pymupdf
+from PIL import Image, ImageOps, ImageSequence
 
-from evidex.extractors.errors import CorruptDocument, EmptyDocument, NoPages
+from evidex.extractors.errors import CorruptDocument, EmptyDocument, ImageTooLarge, NoPages
 from evidex.extractors.highlight import COLOURS
 from evidex.schemas import Result
 
-__all__ = ["IMAGE_TYPES", "Frame", "annotate_image", "image_pages", "image_type", "open_image"]
+__all__ = [
+    "DECODE_SIDE",
+    "IMAGE_TYPES",
+    "DecodedFrame",
+    "Frame",
+    "annotate_image",
+    "count_frames",
+    "decode_frames",
+    "image_pages",
+    "image_type",
+    "open_image",
+]
 
 _mupdf: Any = pymupdf  # PyMuPDF's annotations are partial (untyped calls); go through Any
 # What MuPDF raises for a damaged file: RuntimeError (FileDataError), ValueError, or, while decoding
 # the pixels of a page, its own FzErrorBase (not a RuntimeError).
 _ERRORS: tuple[type[Exception], ...] = (RuntimeError, ValueError, _mupdf.mupdf.FzErrorBase)
 
-IMAGE_TYPES = {"png": "PNG", "jpeg": "JPEG", "tiff": "TIFF"}
+IMAGE_TYPES = {"png": "PNG", "jpeg": "JPEG", "tiff": "TIFF", "webp": "WebP", "heif": "HEIC/HEIF"}
 _MAGIC = (
     (b"\x89PNG\r\n\x1a\n", "png"),
     (b"\xff\xd8\xff", "jpeg"),
     (b"II*\x00", "tiff"),
     (b"MM\x00*", "tiff"),
 )
+# ISO base media brands of HEIF still images (HEIC from phones, and the generic ones)
+_HEIF_BRANDS = {b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1"}
+DECODE_SIDE = 8192  # a JPEG larger than this on its long side is decoded at a reduced scale
 _MIN_DPI = 150  # below this, an image's resolution tag is a default (72, 96), not a scan's
 _FILL_OPACITY = 0.35
 
 
 def image_type(data: bytes) -> str | None:
-    """``png``, ``jpeg`` or ``tiff`` from the file's first bytes; None for anything else."""
+    """``png``, ``jpeg``, ``tiff``, ``webp`` or ``heif`` from the file's first bytes; None for
+    anything else."""
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "webp"
+    if data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS:
+        return "heif"
     return next((kind for magic, kind in _MAGIC if data.startswith(magic)), None)
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedFrame:
+    """One frame decoded for OCR: upright grey pixels, the frame's size in the file's pixels as
+    shown (``width`` x ``height``; ``image`` may be smaller, see ``DECODE_SIDE``) and the
+    resolution the file states when it looks like a scan's, else None."""
+
+    page: int
+    image: Image.Image
+    width: int
+    height: int
+    dpi: int | None
+
+
+def _pillow(data: bytes, filename: str, kind: str) -> Image.Image:
+    """The file opened by Pillow (headers only); the errors a client can act on."""
+    if not data:
+        raise EmptyDocument(f"{filename}: the file is empty (0 bytes); upload the complete image")
+    if kind == "heif":
+        from pillow_heif import register_heif_opener
+
+        register_heif_opener()
+    try:
+        with warnings.catch_warnings():  # between Pillow's warning and its limit: accepted
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            return Image.open(io.BytesIO(data))
+    except Image.DecompressionBombError as exc:
+        raise ImageTooLarge(
+            f"{filename}: the image is too large to read safely ({exc}); send it at a lower "
+            "resolution, e.g. at most 100 megapixels"
+        ) from None
+    except (OSError, ValueError, SyntaxError) as exc:
+        raise CorruptDocument(
+            f"{filename}: the {IMAGE_TYPES[kind]} image is damaged or truncated and cannot be "
+            f"opened ({exc}); export or scan it again"
+        ) from None
+
+
+def count_frames(data: bytes, filename: str, kind: str) -> int:
+    """How many frames the file holds, from its headers (no pixels decoded); the errors
+    :func:`decode_frames` would raise for a damaged or over-large file."""
+    with _pillow(data, filename, kind) as image:
+        try:
+            return int(getattr(image, "n_frames", 1))
+        except (OSError, ValueError, SyntaxError, EOFError) as exc:
+            raise CorruptDocument(
+                f"{filename}: the {IMAGE_TYPES[kind]} image is damaged or truncated and cannot be "
+                f"opened ({exc}); export or scan it again"
+            ) from None
+
+
+def decode_frames(data: bytes, filename: str, kind: str) -> Iterator[DecodedFrame]:
+    """Every frame of an image file, decoded grey and upright, one at a time."""
+    image = _pillow(data, filename, kind)
+    with image:
+        for number, frame in enumerate(ImageSequence.Iterator(image), start=1):
+            try:
+                yield _decode(frame, number)
+            except (OSError, ValueError, SyntaxError) as exc:
+                raise CorruptDocument(
+                    f"{filename}: the {IMAGE_TYPES[kind]} image is damaged or truncated (frame "
+                    f"{number}: {exc}); export or scan it again"
+                ) from None
+
+
+def _decode(frame: Image.Image, number: int) -> DecodedFrame:
+    stated = frame.info.get("dpi") or (0, 0)
+    try:
+        xres = int(float(stated[0]))
+    except (TypeError, ValueError, IndexError):
+        xres = 0
+    orientation = frame.getexif().get(0x0112, 1)
+    turned = orientation in (5, 6, 7, 8)  # EXIF orientations that swap width and height
+    width, height = (frame.height, frame.width) if turned else frame.size
+    if frame.format == "JPEG" and max(frame.size) > DECODE_SIDE:
+        frame.draft("L", (frame.width // 4, frame.height // 4))
+    grey = ImageOps.exif_transpose(frame.convert("L")) if orientation != 1 else frame.convert("L")
+    grey.load()
+    return DecodedFrame(number, grey, width, height, xres if xres >= _MIN_DPI else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +170,8 @@ class Frame:
 def _open(data: bytes, filename: str, kind: str) -> Any:
     if not data:
         raise EmptyDocument(f"{filename}: the file is empty (0 bytes); upload the complete image")
+    if kind in ("webp", "heif"):  # MuPDF reads neither: hand it the frames as one TIFF
+        data, kind = _as_tiff(data, filename, kind), "tiff"
     try:
         doc = _mupdf.open(stream=data, filetype=kind)
     except _ERRORS as exc:
@@ -72,6 +183,23 @@ def _open(data: bytes, filename: str, kind: str) -> Any:
         doc.close()
         raise NoPages(f"{filename}: the {IMAGE_TYPES[kind]} file holds no image")
     return doc
+
+
+def _as_tiff(data: bytes, filename: str, kind: str) -> bytes:
+    image = _pillow(data, filename, kind)
+    with image:
+        try:
+            frames = [
+                ImageOps.exif_transpose(f.convert("RGB")) for f in ImageSequence.Iterator(image)
+            ]
+        except (OSError, ValueError, SyntaxError) as exc:
+            raise CorruptDocument(
+                f"{filename}: the {IMAGE_TYPES[kind]} image is damaged or truncated and cannot be "
+                f"opened ({exc}); export or scan it again"
+            ) from None
+    out = io.BytesIO()
+    frames[0].save(out, format="TIFF", save_all=True, append_images=frames[1:])
+    return out.getvalue()
 
 
 def _native(page: Any) -> tuple[Any, int, int, int | None]:

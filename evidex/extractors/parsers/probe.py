@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from evidex.extractors.errors import EmptyDocument, UnsupportedDocument
-from evidex.extractors.parsers.images import IMAGE_TYPES, image_type, open_image
+from evidex.extractors.parsers.images import IMAGE_TYPES, count_frames, image_type
 from evidex.extractors.parsers.pymupdf_parser import open_pdf
 
 __all__ = ["Probe", "probe"]
@@ -24,6 +24,9 @@ _EXTENSIONS = {
     ".jpeg": "jpeg",
     ".tif": "tiff",
     ".tiff": "tiff",
+    ".webp": "webp",
+    ".heic": "heif",
+    ".heif": "heif",
 }
 _NAMES = {"pdf": "PDF", **IMAGE_TYPES}
 
@@ -41,7 +44,8 @@ def probe(data: bytes, filename: str) -> Probe:
     kind = image_type(data) or ("pdf" if b"%PDF-" in data[:1024] else None)
     if kind is None:
         raise UnsupportedDocument(
-            f"{filename}: not a PDF, PNG, JPEG or TIFF file; convert it to PDF and try again"
+            f"{filename}: not a PDF, PNG, JPEG, TIFF, WebP or HEIC file; convert it to PDF and "
+            "try again"
         )
     named = _EXTENSIONS.get(PurePosixPath(filename.lower()).suffix)
     if named is not None and named != kind:
@@ -49,7 +53,8 @@ def probe(data: bytes, filename: str) -> Probe:
             f"{filename}: the file is a {_NAMES[kind]} but is named as a {_NAMES[named]}; "
             "send it with its real extension"
         )
-    opener = open_pdf if kind == "pdf" else (lambda d, f: open_image(d, f, kind))
-    with opener(data, filename) as doc:
+    if kind != "pdf":  # Pillow reads the headers: a decompression bomb is refused here
+        return Probe(f"image/{kind}", count_frames(data, filename, kind))
+    with open_pdf(data, filename) as doc:
         pages = int(doc.page_count)
     return Probe("application/pdf" if kind == "pdf" else f"image/{kind}", pages)

@@ -1,0 +1,317 @@
+"""Receipts read by each OCR engine: how much of what is printed survives, how fast, and what the
+rules backend makes of it.
+
+    .venv/bin/python -m bench.receipts [--range 0-49] [--source tesseract,rapidocr,auto,gold]
+                                       [--no-rules] [--show] [--calibrate]
+
+Over ``shared/eval/sroie`` (``images/<n>.jpg``, ``keys/<n>.json``, ``ocr_gold/<n>.csv``; skipped
+with a message when absent). Receipts 000-049 are the tuning half, 050-099 the held-out half:
+report them apart (``--range 0-49``, ``--range 50-99``).
+
+Sources: ``tesseract``, ``rapidocr``, ``auto`` (``OcrParser(engine=...)`` on the image, exactly
+what ``--ocr`` runs), and ``gold``: the annotators' transcript as a line table (segments whose
+boxes overlap vertically by half the smaller height are one line, left to right), the ceiling.
+
+Figures per source:
+
+* **survival**: the share of key values (company, date, address, total of ``keys/<n>.json``)
+  whose text is in the line table. Rule: both sides with every whitespace character removed
+  (the keys add spaces after commas that the receipts do not print) and letters compared in
+  upper case (the keys are upper case where a receipt prints "Sungai Rengit"); company, date
+  and total must lie within one line; the address may span consecutive lines (their texts
+  joined). Also per key.
+* **s/receipt**: wall seconds of the parse per receipt (mean), and CPU seconds (this process and
+  its Tesseract children), which stays fair when the machine is shared.
+* **rules**: the public extract path (``extract_parsed`` with ``RulesBackend``) with a plain
+  schema ``{company, date, address, total}`` (four string properties). F1 per key with SROIE's
+  exact-match rule (the value, stripped, equal to the key's; a date compared as written), a
+  value counting as answered when its status is verified or needs_review; and the number of
+  wrong values marked verified.
+* ``--calibrate``: per engine, the reliability of the raw line confidence against the
+  transcript (a line is read right when its text, spaces aside, equals the transcript segments
+  whose centres lie in its box, joined: an isotonic fit of the share read right per score), and
+  the curve to paste into ``evidex/extractors/parsers/ocr/calibrate.py``: the raw score under
+  which only 5% of the lines read right fall is mapped to 0.6 (verification's "low OCR
+  confidence"), 0 to 0 and 1 to 1, linearly between; then, with it, the share of right lines
+  flagged low and of wrong lines not flagged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import json
+import re
+import resource
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.common import eval_dir
+from evidex.extractors.document import ParsedDocument, make_lines, make_pages
+from evidex.extractors.llm.rules import RulesBackend
+from evidex.extractors.parsers.ocr import OcrParser
+from evidex.extractors.parsers.ocr import calibrate as calibration
+from evidex.extractors.pipeline import extract_parsed
+from evidex.schemas import schema_from_json
+
+KEYS = ("company", "date", "address", "total")
+SCHEMA = {"type": "object", "properties": {k: {"type": "string"} for k in KEYS}}
+SOURCES = ("tesseract", "rapidocr", "auto", "gold")
+OCR_LOW = 0.6  # as evidex.extractors.verify.OCR_LOW
+RIGHT_FLAGGED = 0.05  # the share of lines read right that the curve lets fall under OCR_LOW
+
+
+def squash(text: str) -> str:
+    return re.sub(r"\s+", "", text).upper()
+
+
+def _segments(path: Path) -> list[tuple[float, float, float, float, str]]:
+    out = []
+    with path.open(encoding="utf-8", errors="replace", newline="") as fh:
+        for cells in csv.reader(fh):
+            if len(cells) < 9:
+                continue
+            xs, ys = [float(v) for v in cells[0:8:2]], [float(v) for v in cells[1:8:2]]
+            text = ",".join(cells[8:]).strip()
+            if text:
+                out.append((min(xs), min(ys), max(xs), max(ys), text))
+    return out
+
+
+def gold_document(path: Path, source: str = "transcript") -> ParsedDocument:
+    """The transcript as a line table (see the module's "Sources"): segments whose boxes overlap
+    vertically by half the smaller height are one line, read left to right, joined by a space;
+    ``source`` names where the lines came from (``ocr``: verified as OCR lines are)."""
+    rows: list[list[tuple[float, float, float, float, str]]] = []
+    for seg in sorted(_segments(path), key=lambda s: (s[1] + s[3]) / 2):
+        for row in rows:
+            y0, y1 = min(s[1] for s in row), max(s[3] for s in row)
+            if min(y1, seg[3]) - max(y0, seg[1]) >= 0.5 * min(y1 - y0, seg[3] - seg[1]):
+                row.append(seg)
+                break
+        else:
+            rows.append([seg])
+    line_rows = []
+    for row in rows:
+        row.sort(key=lambda s: s[0])
+        text, words = "", []
+        for x0, y0, x1, y1, seg_text in row:
+            text += " " if text else ""
+            for m in re.finditer(r"\S+", seg_text):
+                words.append((len(text) + m.start(), len(text) + m.end(), x0, y0, x1, y1))
+            text += seg_text
+        box = [f(s[i] for s in row) for f, i in ((min, 0), (min, 1), (max, 2), (max, 3))]
+        line_rows.append(
+            {"page": 1, "text": text, "x0": box[0], "y0": box[1], "x1": box[2], "y1": box[3],
+             "font_size": max(s[3] - s[1] for s in row), "visible": True, "hidden_reason": "",
+             "words": words}
+        )  # fmt: skip
+    pages = make_pages(
+        [{"page": 1, "width": max((r["x1"] for r in line_rows), default=600.0),
+          "height": max((r["y1"] for r in line_rows), default=800.0), "rotation": 0,
+          "parser": "ocr", "has_text_layer": False}]
+    )  # fmt: skip
+    return ParsedDocument(
+        make_lines(line_rows, source),
+        pages,
+        hashlib.sha256(path.read_bytes()).hexdigest(),
+        path.stem + ".jpg",
+        source,
+        "image/jpeg",
+    )
+
+
+def survives(key: str, value: str, texts: list[str]) -> bool:
+    """The survival rule of the module docstring."""
+    want = squash(value)
+    if not want:
+        return False
+    lines = [squash(t) for t in texts]
+    if key != "address":
+        return any(want in line for line in lines)
+    return any(want in "".join(lines[i:j]) for i in range(len(lines)) for j in (i + 1, i + 8))
+
+
+@dataclass
+class Tally:
+    keys: Counter[str] = field(default_factory=Counter)
+    kept: Counter[str] = field(default_factory=Counter)
+    wall: float = 0.0
+    cpu: float = 0.0
+    receipts: int = 0
+    answered: Counter[str] = field(default_factory=Counter)
+    right: Counter[str] = field(default_factory=Counter)
+    wrong_verified: int = 0
+    lost: list[str] = field(default_factory=list)
+    calib: list[tuple[float, bool]] = field(default_factory=list)
+
+
+def _cpu() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _answer(value: Any) -> str | None:
+    if isinstance(value, dict):
+        value = value.get("original") if "original" in value else value.get("value")
+    return None if value in (None, "") else str(value)
+
+
+def rules(doc: ParsedDocument, keys: dict[str, str], tally: Tally) -> None:
+    schema = schema_from_json(SCHEMA, name="receipt_plain")
+    result = extract_parsed(doc, schema, llm=RulesBackend())
+    for key in KEYS:
+        got = result.fields[key]
+        value = _answer(got.value)
+        answered = got.status.value in ("verified", "needs_review") and value is not None
+        right = answered and (value or "").strip() == (keys.get(key) or "").strip()
+        tally.answered[key] += answered
+        tally.right[key] += right
+        tally.wrong_verified += answered and not right and got.status.value == "verified"
+
+
+def right_lines(doc: ParsedDocument, transcript: Path) -> list[tuple[float, bool]]:
+    """(raw line confidence, read right) per OCR line (see ``--calibrate``)."""
+    segs = _segments(transcript)
+    out = []
+    for row in doc.lines.itertuples():
+        inside = sorted(
+            (s for s in segs if row.x0 <= (s[0] + s[2]) / 2 <= row.x1
+             and row.y0 <= (s[1] + s[3]) / 2 <= row.y1),
+            key=lambda s: s[0],
+        )  # fmt: skip
+        truth = squash("".join(s[4] for s in inside))
+        out.append((float(row.ocr_confidence), bool(truth) and squash(row.text) == truth))
+    return out
+
+
+def isotonic(pairs: list[tuple[float, bool]], bins: int = 12) -> list[tuple[float, float]]:
+    """Equal-count bins of raw score, their share right, made monotone by pooling adjacent
+    violators; knots at each bin's mean score."""
+    pairs = sorted(pairs)
+    size = max(1, len(pairs) // bins)
+    blocks = [pairs[i : i + size] for i in range(0, len(pairs), size)]
+    pooled: list[list[float]] = []  # [sum score, sum right, count]
+    for block in blocks:
+        pooled.append([sum(p[0] for p in block), sum(p[1] for p in block), len(block)])
+        while len(pooled) > 1 and pooled[-2][1] / pooled[-2][2] > pooled[-1][1] / pooled[-1][2]:
+            last = pooled.pop()
+            pooled[-1] = [a + b for a, b in zip(pooled[-1], last, strict=True)]
+    return [(round(s / n, 3), round(r / n, 3)) for s, r, n in pooled]
+
+
+def run(root: Path, first: int, last: int, sources: list[str], args: argparse.Namespace) -> None:
+    if args.calibrate:
+        for engine in ("tesseract", "rapidocr"):
+            calibration.CURVES[engine] = ()
+    numbers = [f"{n:03}" for n in range(first, last + 1)]
+    numbers = [n for n in numbers if (root / "images" / f"{n}.jpg").is_file()]
+    print(f"receipts {first:03}-{last:03}: {len(numbers)} found in {root}")
+    tallies = {s: Tally() for s in sources}
+    for n in numbers:
+        keys = json.loads((root / "keys" / f"{n}.json").read_text(encoding="utf-8"))
+        gold = gold_document(root / "ocr_gold" / f"{n}.csv")
+        for source in sources:
+            tally = tallies[source]
+            wall, cpu = time.perf_counter(), _cpu()
+            if source == "gold":
+                doc = gold
+            else:
+                data = (root / "images" / f"{n}.jpg").read_bytes()
+                doc = OcrParser(engine=source).parse(data, f"{n}.jpg")
+            tally.wall += time.perf_counter() - wall
+            tally.cpu += _cpu() - cpu
+            tally.receipts += 1
+            texts = [str(t) for t in doc.lines["text"]]
+            for key in KEYS:
+                value = keys.get(key) or ""
+                if not value.strip():
+                    continue
+                tally.keys[key] += 1
+                if survives(key, value, texts):
+                    tally.kept[key] += 1
+                else:
+                    tally.lost.append(f"{n} {key}: {value!r}")
+            if not args.no_rules:
+                rules(doc, keys, tally)
+            if args.calibrate and source != "gold":
+                tally.calib += right_lines(doc, root / "ocr_gold" / f"{n}.csv")
+        print(f"  {n} done", file=sys.stderr)
+    report(tallies, args)
+
+
+def _f1(right: int, answered: int, gold: int) -> float:
+    p = right / answered if answered else 0.0
+    r = right / gold if gold else 0.0
+    return 100 * 2 * p * r / (p + r) if p + r else 0.0
+
+
+def report(tallies: dict[str, Tally], args: argparse.Namespace) -> None:
+    print(f"\n{'source':10} {'survival':>9} " + " ".join(f"{k:>8}" for k in KEYS)
+          + f" {'wall s':>7} {'cpu s':>6}")  # fmt: skip
+    for source, t in tallies.items():
+        total = sum(t.keys.values())
+        share = 100 * sum(t.kept.values()) / total if total else 0.0
+        per_key = " ".join(f"{t.kept[k]:>3}/{t.keys[k]:<4}" for k in KEYS)
+        n = max(t.receipts, 1)
+        print(f"{source:10} {share:8.1f}% {per_key} {t.wall / n:7.2f} {t.cpu / n:6.2f}")
+    if not args.no_rules:
+        print(f"\nrules F1 ({'plain schema'}) " + " ".join(f"{k:>8}" for k in KEYS)
+              + "     all  wrong verified")  # fmt: skip
+        for source, t in tallies.items():
+            f1 = [_f1(t.right[k], t.answered[k], t.keys[k]) for k in KEYS]
+            every = _f1(sum(t.right.values()), sum(t.answered.values()), sum(t.keys.values()))
+            cells = " ".join(f"{v:8.1f}" for v in f1)
+            print(f"{source:10}{'':16} {cells} {every:7.1f} {t.wrong_verified:6}")
+    if args.calibrate:
+        for source, t in tallies.items():
+            if not t.calib:
+                continue
+            right = sorted(c for c, ok in t.calib if ok)
+            wrong = [c for c, ok in t.calib if not ok]
+            print(f"\n{source}: {len(t.calib)} lines, {len(right)} read right")
+            print(f"  reliability (raw score, share read right): {tuple(isotonic(t.calib))}")
+            knee = round(right[int(RIGHT_FLAGGED * len(right))], 3) if right else OCR_LOW
+            curve = ((0.0, 0.0), (knee, OCR_LOW), (1.0, 1.0))
+            calibration.CURVES[source] = curve
+            print(f"  curve: {curve}")
+            flagged = sum(calibration.calibrated(source, c) < OCR_LOW for c in right)
+            passed = sum(calibration.calibrated(source, c) >= OCR_LOW for c in wrong)
+            print(f"  with it: right lines flagged low {flagged}/{len(right)}, "
+                  f"wrong lines not flagged {passed}/{len(wrong)}")  # fmt: skip
+    if args.show:
+        for source, t in tallies.items():
+            print(f"\n{source} lost:", *t.lost, sep="\n  ")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--range", default="0-49", help="receipt numbers, e.g. 0-49 or 50-99")
+    ap.add_argument(
+        "--source", default=",".join(SOURCES), help="comma-separated: " + ", ".join(SOURCES)
+    )
+    ap.add_argument("--no-rules", action="store_true", help="OCR survival and time only")
+    ap.add_argument("--show", action="store_true", help="list every key value lost")
+    ap.add_argument("--calibrate", action="store_true", help="fit line-confidence curves")
+    args = ap.parse_args()
+    base = eval_dir()
+    root = base / "sroie" if base is not None else None
+    if root is None or not (root / "images").is_dir():
+        print("bench.receipts: shared/eval/sroie is not here; nothing to measure (skipped)")
+        return
+    first, _, last = args.range.partition("-")
+    sources = [s.strip() for s in args.source.split(",") if s.strip()]
+    unknown = [s for s in sources if s not in SOURCES]
+    if unknown:
+        ap.error(f"unknown source {unknown[0]!r}; use: {', '.join(SOURCES)}")
+    run(root, int(first), int(last or first), sources, args)
+
+
+if __name__ == "__main__":
+    main()

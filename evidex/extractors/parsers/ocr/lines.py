@@ -1,0 +1,169 @@
+"""Line-table rows from an engine's words: the same for every engine.
+
+Lines: the engine's lines, split where two words are more than 1.5 line heights apart (engines
+join the columns of a form or a table into one line). Segments stacked left-aligned less than a
+line height apart form a block (a paragraph, an address); the blocks go through the text layer's
+reading order (the XY-cut of :mod:`..pymupdf_parser`), so a column of text reads down and a form
+or a table of one-line cells reads in rows.
+
+Boxes: a word's box is its ink box horizontally and its line's extent vertically, grown by 30% of
+the line height above and 10% below: ink stops at the glyphs while a text layer's boxes span the
+font's ascent and descent, and a highlight should cover the same band whether the page was read
+from text or by OCR. ``to_page`` maps the prepared image's pixels back to the page's unit (points
+for a PDF page, the file's own pixels for an image), undoing any crop, upscale or turn.
+
+Confidence: ``ocr_confidence`` is the engine's calibrated line confidence
+(:meth:`.words.OcrEngine.line_confidence`, see :mod:`.calibrate`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from evidex.extractors.document import Word
+from evidex.extractors.parsers.ocr.words import BoxPx, OcrWord
+from evidex.extractors.parsers.pymupdf_parser import reading_order
+
+__all__ = ["mean_confidence", "page_rows"]
+
+_SPLIT_GAP = 1.5  # line heights between two words that start a new segment
+_STACK_GAP = 1.0  # line heights between stacked segments of one block
+_PAIR_GAP = 8.0  # line heights: segments of one line closer than this are a label and its value
+_PAD_TOP, _PAD_BOTTOM = 0.3, 0.1  # of the line height, see "Boxes"
+
+ToPage = Callable[[BoxPx], BoxPx]
+
+
+def mean_confidence(words: Sequence[OcrWord]) -> float:
+    """The mean word confidence of a line, leaving out words without a letter or digit (bullets,
+    rules, stray marks: where engines are least sure, and they carry no value) unless the line
+    has nothing else."""
+    kept = [w for w in words if any(c.isalnum() for c in w.text)] or list(words)
+    return sum(w.conf for w in kept) / max(len(kept), 1)
+
+
+def _scaled(scale: float) -> ToPage:
+    return lambda b: (b[0] * scale, b[1] * scale, b[2] * scale, b[3] * scale)
+
+
+def page_rows(
+    words: Sequence[OcrWord],
+    page_no: int,
+    scale: float | ToPage,
+    size: tuple[float, float],
+    confidence: Callable[[Sequence[OcrWord]], float] | None = None,
+) -> list[dict[str, Any]]:
+    """Line-table rows for one page from an engine's words, in reading order. ``scale``: the
+    page unit per image pixel (72/dpi for points, 1 for pixels), or a function mapping a box of
+    the image to the page; boxes are clipped to ``size``. ``confidence``: the line confidence
+    (default: :func:`mean_confidence`)."""
+    to_page = _scaled(scale) if isinstance(scale, int | float) else scale
+    rate = confidence or (lambda ws: round(mean_confidence(ws), 3))
+    by_line: dict[tuple[int, int, int], list[OcrWord]] = {}
+    for word in words:
+        by_line.setdefault(word.line, []).append(word)
+    segments: list[list[OcrWord]] = []
+    paired: set[int] = set()  # ids of segments with a close neighbour on their line
+    for line_words in by_line.values():
+        line_words.sort(key=lambda w: w.box[0])
+        height = _height(line_words)
+        segment = [line_words[0]]
+        for prev, word in itertools.pairwise(line_words):
+            gap = word.box[0] - prev.box[2]
+            if gap > _SPLIT_GAP * height:
+                segments.append(segment)
+                if gap < _PAIR_GAP * height:
+                    paired.update((id(segment), id(segments[-1])))
+                segment = [word]
+                if gap < _PAIR_GAP * height:
+                    paired.add(id(segment))
+            else:
+                segment.append(word)
+        segments.append(segment)
+    blocks = _stack(segments, paired)
+    boxes = [_union([_seg_box(s) for s in b]) for b in blocks]
+    order = reading_order(boxes, [len(b) > 1 for b in blocks])
+    return [_row(seg, page_no, to_page, size, rate) for i in order for seg in blocks[i]]
+
+
+def _stack(segments: list[list[OcrWord]], paired: set[int]) -> list[list[list[OcrWord]]]:
+    """Blocks of segments: a segment stacks on a block when it is in the same engine block,
+    starts within a line height of the block's left edge and sits less than a line height below
+    it (a paragraph, an address). A segment paired with a close neighbour on its line (a label
+    or its value, a table cell) stands alone, so a form or a table reads in rows."""
+    blocks: list[list[list[OcrWord]]] = []
+    for seg in sorted(segments, key=lambda s: (_seg_box(s)[1], _seg_box(s)[0])):
+        x0, y0, _, _ = _seg_box(seg)
+        height = _height(seg)
+        home = None
+        for block in blocks if id(seg) not in paired else []:
+            last = block[-1]
+            lx0, _, _, ly1 = _seg_box(last)
+            if (
+                id(last) not in paired
+                and last[0].line[0] == seg[0].line[0]
+                and abs(lx0 - x0) <= height
+                and -0.5 * height <= y0 - ly1 <= _STACK_GAP * height
+            ):
+                home = block
+        if home is None:
+            blocks.append([seg])
+        else:
+            home.append(seg)
+    return blocks
+
+
+def _height(words: Sequence[OcrWord]) -> float:
+    heights = sorted(w.line_box[3] - w.line_box[1] for w in words)
+    return max(heights[len(heights) // 2], 1.0)
+
+
+def _seg_box(seg: Sequence[OcrWord]) -> BoxPx:
+    return _union([w.box for w in seg])
+
+
+def _union(boxes: Iterable[BoxPx]) -> BoxPx:
+    b = list(boxes)
+    return (min(x[0] for x in b), min(x[1] for x in b), max(x[2] for x in b), max(x[3] for x in b))
+
+
+def _row(
+    seg: Sequence[OcrWord],
+    page_no: int,
+    to_page: ToPage,
+    size: tuple[float, float],
+    rate: Callable[[Sequence[OcrWord]], float],
+) -> dict[str, Any]:
+    top = min(w.line_box[1] for w in seg)
+    bottom = max(w.line_box[3] for w in seg)
+    height = bottom - top
+    band = (top - _PAD_TOP * height, bottom + _PAD_BOTTOM * height)
+    placed = [to_page((w.box[0], band[0], w.box[2], band[1])) for w in seg]
+    y0 = max(0.0, min(p[1] for p in placed))
+    y1 = min(size[1], max(p[3] for p in placed))
+    mark = to_page((seg[0].box[0], top, seg[0].box[0], bottom))  # the line's height, on the page
+    font = max(mark[2] - mark[0], mark[3] - mark[1])
+    words: list[Word] = []
+    pos = 0
+    for w, p in zip(seg, placed, strict=True):
+        x0, x1 = max(0.0, p[0]), min(size[0], p[2])
+        words.append(
+            (pos, pos + len(w.text), round(x0, 2), round(y0, 2), round(x1, 2), round(y1, 2))
+        )
+        pos += len(w.text) + 1
+    return {
+        "page": page_no,
+        "text": " ".join(w.text for w in seg),
+        "x0": min(w[2] for w in words),
+        "y0": round(y0, 2),
+        "x1": max(w[4] for w in words),
+        "y1": round(y1, 2),
+        "font_size": round(font, 1),
+        "visible": True,
+        "hidden_reason": "",
+        "words": words,
+        "ocr_confidence": float(rate(seg)),
+        "source": "ocr",
+    }

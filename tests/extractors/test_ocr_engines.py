@@ -1,0 +1,282 @@
+"""The OCR stage's parts: RapidOCR's words and spaces, page preparation and its way back to the
+page, calibrated confidence, ``auto``'s choice, and the images no engine should choke on."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import struct
+import zlib
+from functools import cache
+from typing import Any
+
+import numpy as np
+import pymupdf
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+from sample_answers import SAMPLES
+
+from evidex.extractors.errors import CorruptDocument, EmptyDocument, ImageTooLarge
+from evidex.extractors.llm.rules import RulesBackend
+from evidex.extractors.parsers.images import image_type
+from evidex.extractors.parsers.ocr import OcrParser, OcrWord, ScriptedEngine, find_tessdata
+from evidex.extractors.parsers.ocr.calibrate import CURVES, calibrated
+from evidex.extractors.parsers.ocr.choose import Reading, better, needs_second, quality
+from evidex.extractors.parsers.ocr.prepare import MAX_SIDE, prepare
+from evidex.extractors.parsers.ocr.rapid import spaced_words
+from evidex.extractors.parsers.probe import probe
+from evidex.extractors.pipeline import extract_parsed
+from evidex.schemas import schema_from_json
+
+mu: Any = pymupdf
+needs_tesseract = pytest.mark.skipif(
+    shutil.which("tesseract") is None or find_tessdata() is None,
+    reason="Tesseract with English language data is not installed",
+)
+INVOICE = (SAMPLES / "invoice.pdf").read_bytes()
+
+
+@cache
+def invoice_png(dpi: int = 150) -> bytes:
+    with mu.open(stream=INVOICE, filetype="pdf") as doc:
+        data: bytes = doc[0].get_pixmap(dpi=dpi, clip=mu.Rect(0, 0, 595, 300)).tobytes("png")
+    return data
+
+
+def encoded(image: Image.Image, kind: str, **options: Any) -> bytes:
+    if kind == "HEIF":
+        from pillow_heif import register_heif_opener
+
+        register_heif_opener()
+    out = io.BytesIO()
+    image.save(out, format=kind, **options)
+    return out.getvalue()
+
+
+# --- RapidOCR's result rows into words ---------------------------------------------------------
+
+
+def _chars(text: str, x0: float, pitch: float, y0: float, y1: float) -> list[Any]:
+    quads = []
+    for i in range(len(text)):
+        left, right = x0 + i * pitch, x0 + (i + 1) * pitch
+        quads.append([[left, y0], [right, y0], [right, y1], [left, y1]])
+    return quads
+
+
+def test_spaces_the_recogniser_dropped_come_back_from_the_ink_gaps() -> None:
+    # "TOTAL DUE" printed with a wide gap, read as one run "TOTALDUE"; "9.00" a box to the right
+    pixels = np.full((60, 400), 255, dtype=np.uint8)
+    for i in range(9):
+        if i != 5:  # column 5 is the blank between the words
+            pixels[20:40, 11 + i * 20 : 11 + i * 20 + 17] = 0  # 3-pixel letter gaps
+    pixels[20:40, 300:380] = 0
+    text = "TOTALDUE"
+    char_quads = _chars("TOTAL", 10, 20, 18, 42) + _chars("DUE", 130, 20, 18, 42)
+    found = [
+        [[[10, 18], [190, 18], [190, 42], [10, 42]], text, 0.95, char_quads, list(text), [0.9] * 8],
+        [[[298, 19], [382, 19], [382, 41], [298, 41]], "9.00", 0.99],
+    ]
+    words = spaced_words(found, pixels)
+    assert [w.text for w in words] == ["TOTAL", "DUE", "9.00"]
+    # each word keeps its own box, on its ink: TOTAL is pixels 11-107, DUE 131-187
+    assert (words[0].box[0], words[0].box[2]) == (11, 108)
+    assert (words[1].box[0], words[1].box[2]) == (131, 188)
+    assert (words[0].line_box[1], words[0].line_box[3]) == (20, 40)  # the ink's rows
+    assert {w.line for w in words} == {(1, 1, 1)}  # one printed row: one engine line
+    assert words[0].conf == pytest.approx(0.9)
+
+
+def test_letters_closer_than_a_word_gap_stay_one_word() -> None:
+    pixels = np.full((60, 200), 255, dtype=np.uint8)
+    for i in range(5):
+        pixels[20:40, 10 + i * 16 : 10 + i * 16 + 13] = 0  # 3-pixel gaps between letters
+    quads = _chars("JOHOR", 10, 16, 18, 42)
+    found = [
+        [[[10, 18], [90, 18], [90, 42], [10, 42]], "JOHOR", 0.9, quads, list("JOHOR"), [0.9] * 5]
+    ]
+    assert [w.text for w in spaced_words(found, pixels)] == ["JOHOR"]
+
+
+# --- preparation --------------------------------------------------------------------------------
+
+
+def page_with_text(angle: float = 0.0) -> Image.Image:
+    image = Image.new("L", (900, 1400), 255)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=28)
+    for row in range(22):
+        draw.text((60, 60 + row * 56), f"Line {row:02} of a receipt RM {row}.50", fill=0, font=font)
+    return image.rotate(angle, expand=True, fillcolor=255) if angle else image
+
+
+@pytest.mark.parametrize("angle", [3.0, -4.0])
+def test_a_skewed_page_is_straightened_and_boxes_go_back_to_the_file(angle: float) -> None:
+    ready = prepare(page_with_text(angle))
+    assert ready.skew == pytest.approx(-angle, abs=0.6)
+    # a box in the prepared image maps back onto the file's pixels: the image's centre stays put
+    w, h = ready.image.size
+    x0, y0, x1, y1 = ready.to_page((w / 2 - 1, h / 2 - 1, w / 2 + 1, h / 2 + 1))
+    src = page_with_text(angle).size
+    assert abs((x0 + x1) / 2 - src[0] / 2) < 3 and abs((y0 + y1) / 2 - src[1] / 2) < 3
+
+
+def test_small_print_is_scaled_up_and_boxes_scaled_back() -> None:
+    small = page_with_text().resize((300, 467))
+    ready = prepare(small, line_height=36.0)
+    assert ready.image.width > 2 * small.width
+    assert ready.to_page((0, 0, ready.image.width, ready.image.height)) == pytest.approx(
+        (0, 0, 300, 467), abs=1
+    )
+
+
+def test_a_sideways_page_is_turned_the_way_orientation_says() -> None:
+    sideways = page_with_text().rotate(90, expand=True)  # the text runs bottom to top
+    asked: list[tuple[int, int]] = []
+
+    def clockwise(image: Image.Image) -> int:
+        asked.append(image.size)
+        return 90
+
+    ready = prepare(sideways, orientation=clockwise)
+    assert asked == [sideways.size] and ready.turned == 270
+    assert ready.image.size[0] < ready.image.size[1]  # upright again
+    back = ready.to_page((0, 0, 10, 10))  # the upright top-left corner is the file's bottom-left
+    assert back[0] < 15 and back[3] > sideways.height - 15
+
+
+def test_a_huge_image_is_read_at_a_bounded_size() -> None:
+    ready = prepare(Image.new("L", (12000, 9000), 255))
+    assert max(ready.image.size) <= MAX_SIDE
+    assert ready.to_page((0, 0, *ready.image.size)) == pytest.approx((0, 0, 12000, 9000), abs=3)
+
+
+# --- confidence and auto ------------------------------------------------------------------------
+
+
+def test_calibration_curves_are_monotone_and_span_zero_to_one() -> None:
+    for engine in CURVES:
+        mapped = [calibrated(engine, r / 100) for r in range(101)]
+        assert mapped == sorted(mapped), engine
+        assert mapped[0] >= 0.0 and mapped[-1] <= 1.0
+    assert calibrated("unknown", 0.42) == 0.42
+
+
+def rows(*pairs: tuple[str, float]) -> list[dict[str, Any]]:
+    return [{"text": t, "ocr_confidence": c} for t, c in pairs]
+
+
+def test_auto_keeps_the_better_reading_weighted_by_characters() -> None:
+    poor = Reading("rapidocr", rows(("TOTAL 9.00", 0.3), ("X", 0.99)))
+    good = Reading("tesseract", rows(("TOTAL 9.00", 0.8), ("X", 0.1)))
+    assert quality(poor.rows) == pytest.approx((8 * 0.3 + 0.99) / 9)
+    assert better(poor, good) is good and better(good, poor) is good
+    assert needs_second(poor, below=0.5) and not needs_second(good, below=0.5)
+    assert quality([]) == 0.0
+
+
+def test_auto_reads_a_page_again_only_when_the_first_reading_is_poor() -> None:
+    def words(conf: float) -> Any:
+        return lambda size: [
+            OcrWord("RM 7.70", (10, 10, 90, 30), conf, (1, 1, 1), (10, 10, 90, 30))
+        ]
+
+    first, second = ScriptedEngine(words(0.95), "first"), ScriptedEngine(words(0.99), "second")
+    png = invoice_png()
+    parsed = OcrParser(engine=[first, second]).parse(png, "a.png")
+    assert (first.reads, second.reads) == (1, 0) and parsed.lines["ocr_confidence"].tolist() == [
+        0.95
+    ]
+    weak = ScriptedEngine(words(0.0), "weak")
+    parsed = OcrParser(engine=[weak, second]).parse(png, "a.png")
+    assert (weak.reads, second.reads) == (1, 1) and parsed.lines["ocr_confidence"].tolist() == [
+        0.99
+    ]
+
+
+# --- formats and bad input ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("kind", "name"), [("WEBP", "webp"), ("HEIF", "heif")])
+def test_webp_and_heic_photos_are_recognised_by_content_and_read(kind: str, name: str) -> None:
+    photo = Image.open(io.BytesIO(invoice_png())).convert("RGB")
+    data = encoded(photo, kind, quality=95)
+    assert image_type(data) == name
+    assert probe(data, "photo.bin").media_type == f"image/{name}"
+    seen: list[tuple[int, int]] = []
+    engine = ScriptedEngine(lambda size: seen.append(size) or [])
+    parsed = OcrParser(engine=[engine]).parse(data, "photo.bin")
+    assert parsed.media_type == f"image/{name}" and seen
+    assert parsed.pages[["width", "height"]].values.tolist() == [[photo.width, photo.height]]
+
+
+@needs_tesseract
+def test_a_webp_receipt_reads_like_a_png() -> None:
+    photo = Image.open(io.BytesIO(invoice_png(200))).convert("RGB")
+    parsed = OcrParser(engine="tesseract").parse(encoded(photo, "WEBP", quality=95), "r.webp")
+    assert "INV-2026-00418" in " ".join(parsed.lines["text"])
+
+
+def test_a_truncated_jpeg_is_a_damaged_document() -> None:
+    photo = Image.open(io.BytesIO(invoice_png())).convert("RGB")
+    data = encoded(photo, "JPEG")
+    with pytest.raises(CorruptDocument, match=r"cut\.jpg: the JPEG image is damaged or truncated"):
+        OcrParser(engine=[ScriptedEngine(lambda size: [])]).parse(data[: len(data) // 2], "cut.jpg")
+
+
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG that claims ``width`` x ``height`` pixels and holds one row of them."""
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        )
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    idat = zlib.compress(b"\x00" + b"\xff" * min(width, 1000))
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+
+
+def test_a_decompression_bomb_is_bad_input_before_any_pixel_is_decoded() -> None:
+    bomb = _png_header(40_000, 40_000)  # 1.6 gigapixels in a few hundred bytes
+    for read in (lambda: probe(bomb, "bomb.png"), lambda: OcrParser().parse(bomb, "bomb.png")):
+        with pytest.raises(ImageTooLarge) as caught:
+            read()
+        assert caught.value.code == "bad_input"
+        assert "too large to read safely" in str(caught.value)
+        assert "decompression bomb" in str(caught.value)  # Pillow's own reason
+
+
+def test_a_100_megapixel_photo_is_read_at_a_bounded_size() -> None:
+    big = Image.new("L", (10_000, 10_000), 255)
+    ImageDraw.Draw(big).rectangle((4000, 5000, 6000, 5200), fill=0)
+    data = encoded(big, "JPEG", quality=50)
+    seen: list[tuple[int, int]] = []
+
+    def one_word(size: tuple[int, int]) -> list[OcrWord]:
+        seen.append(size)
+        box = (size[0] * 0.4, size[1] * 0.5, size[0] * 0.6, size[1] * 0.52)
+        return [OcrWord("TOTAL", box, 0.9, (1, 1, 1), box)]
+
+    parsed = OcrParser(engine=[ScriptedEngine(one_word)]).parse(data, "big.jpg")
+    assert max(seen[0]) <= MAX_SIDE
+    assert parsed.pages[["width", "height"]].values.tolist() == [[10_000, 10_000]]
+    row = parsed.lines.iloc[0]
+    assert abs(row["x0"] - 4000) < 20 and abs(row["x1"] - 6000) < 20  # the file's own pixels
+
+
+@needs_tesseract
+@pytest.mark.parametrize("size", [(1, 1), (900, 1200)])
+def test_an_image_without_text_is_the_empty_document_outcome(size: tuple[int, int]) -> None:
+    blank = encoded(Image.new("RGB", size, (250, 250, 250)), "PNG")
+    parsed = OcrParser(engine="tesseract").parse(blank, "blank.png")
+    assert len(parsed.lines) == 0 and parsed.page_count == 1
+    schema = schema_from_json(
+        {
+            "type": "object",
+            "properties": {"company": {"type": "string"}, "total": {"type": "string"}},
+        }
+    )
+    with pytest.raises(EmptyDocument) as caught:  # the gate: no model is called for it
+        extract_parsed(parsed, schema, llm=RulesBackend())
+    assert caught.value.code == "document_empty"
