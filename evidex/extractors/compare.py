@@ -28,6 +28,7 @@ from schwifty.exceptions import SchwiftyException
 from stdnum.eu import vat as eu_vat
 from stdnum.util import get_cc_module
 
+from evidex.extractors.currency import currency_marks, unglue
 from evidex.extractors.labels import own_label
 from evidex.extractors.normalize import normalize
 from evidex.extractors.readings import (
@@ -70,16 +71,24 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[^\W_]+", "".join(c for c in folded if not unicodedata.combining(c)))
 
 
-def _text(value: Any, quote: str, fuzzy: bool = False) -> Check:
+def _text(value: Any, quote: str, fuzzy: bool = False, name: str = "") -> Check:
     """Every word of the value is in the quote (in any order; case, accents and punctuation
     aside). A one-letter difference in a name is a different name; only when the quote itself
-    was matched approximately (OCR noise) may words match approximately too."""
+    was matched approximately (OCR noise) may words match approximately too. A value that is
+    one number, with or without its currency (``"7.70"``, ``"RM 3.90"``), is compared as an
+    amount: ``0.00`` is not in ``20.00 20.00`` however its digits fall."""
     v, q = _words(str(value)), _words(quote)
     if not v:
         return Check(False, "the value is empty but the field is marked found")
-    missing = [d for d in _digits(str(value)) if d not in _digits(quote)]
+    said = _digits(unglue(quote))
+    missing = [d for d in _digits(str(value)) if d not in said]
     if missing:
         return Check(False, f"the digits {', '.join(missing)} in the value are not in the quote")
+    if not _in_order(_digits(str(value)), said):
+        shown = " ".join(_digits(str(value)))
+        return Check(False, f"the numbers {shown} in the value are not in the quote in that order")
+    if isinstance(value, str) and _one_number(value):
+        return _amount(value, quote, name)
     if " ".join(v) in " ".join(q):
         return OK
     absent = [w for w in v if w not in q]
@@ -92,6 +101,29 @@ def _text(value: Any, quote: str, fuzzy: bool = False) -> Check:
     )
 
 
+def _in_order(runs: list[str], said: list[str]) -> bool:
+    """Each digit run of the value is a run of the quote, in the value's order, each used once:
+    "14 & 16, 4/4" is not what "14 & 16, 4/3" says although every run of it is there."""
+    rest = iter(said)
+    return all(any(run == other for other in rest) for run in runs)
+
+
+def _one_number(text: str) -> bool:
+    """``text`` is one amount: a number with cents or a currency mark beside it (``9.00``,
+    ``RM 3``); a bare whole number (a postcode, an id) stays text."""
+    bare = unglue(text)
+    marks = currency_marks(bare)
+    for start, end, _mark in sorted(marks, reverse=True):
+        bare = bare[:start] + " " + bare[end:]
+    bare = bare.strip(" .:")
+    if not bare or NUMBER.fullmatch(bare) is None:
+        return False
+    return bool(marks) or _CENTS.search(bare) is not None
+
+
+_CENTS = re.compile(r"\d[.,]\d{1,2}$")
+
+
 def _as_numbers(value: Any) -> list[float]:
     """A number, or every reading of a number written as a string ("1.234,50")."""
     if isinstance(value, bool):
@@ -99,7 +131,9 @@ def _as_numbers(value: Any) -> list[float]:
     if isinstance(value, int | float):
         return [float(value)]
     if isinstance(value, str):
-        return sorted({float(n) for m in NUMBER.finditer(value) for n in readings(m.group())})
+        return sorted(
+            {float(n) for m in NUMBER.finditer(unglue(value)) for n in readings(m.group())}
+        )
     return []
 
 
@@ -110,8 +144,10 @@ def _number(value: Any, quote: str, tolerance: float = 0.0) -> Check:
     numbers = numbers_in(quote)
     if any(_close(n, v, tolerance) for n in numbers for v in candidates):
         return OK
-    said = ", ".join(sorted({_fmt(n) for n in numbers})[:4]) or "no number"
     shown = _fmt(value) if isinstance(value, int | float) else repr(value)
+    if not numbers:
+        return Check(False, f"value {shown} is not in the quote, which states no number")
+    said = ", ".join(sorted({_fmt(n) for n in numbers})[:4])
     return Check(False, f"value {shown} does not match {said} in the quote")
 
 
@@ -186,21 +222,24 @@ def _currency(value: Any, quote: str) -> Check:
     return Check(False, f"currency {code} is not stated in the quote")
 
 
-def _date_check(value: Any, quote: str, order: str | None = None) -> Check:
+def _date_check(value: Any, quote: str, order: str | None = None, why: str = "") -> Check:
+    """``why`` says what settled the document's ``order`` ("day-first: the document prints RM
+    …"), or why nothing did (its cues disagree); it is named where it decides."""
     iso = value.get("iso") if isinstance(value, dict) else value
     try:
         day = dt.date.fromisoformat(str(iso))
     except ValueError:
         return Check(False, f"{iso!r} is not a valid calendar date (YYYY-MM-DD)")
-    found, open_order = open_dates(quote, order)
+    found, open_order, settled = open_dates(quote, order, settled=True)
     if day in found and open_order and len(found) > 1:
+        because = f" ({why})" if why else ""
         return Check(
             False,
-            "the day/month order of the quoted date is not settled by the "
-            f"document; {day.isoformat()} is one of two readings",
+            f"the day/month order of the quoted date is not settled by the document{because}; "
+            f"{day.isoformat()} is one of two readings",
         )
     if day in found:
-        return OK
+        return Check(True, f"read {why}") if settled and why else OK
     said = ", ".join(sorted(d.isoformat() for d in found)) or "no readable date"
     hint = {
         "dmy": " (the document writes dates day first)",
@@ -374,19 +413,21 @@ def check_value(
     date_order: str | None = None,
     fuzzy: bool = False,
     name: str = "",
+    order_reason: str = "",
 ) -> Check:
     """Compare a value (JSON form) with the text it was read from.
 
     ``date_order`` is the document's settled day/month order (:func:`date_order`), if any;
     ``fuzzy`` says the quote itself was only matched approximately (OCR noise); ``name`` is the
-    field's name, whose label in a quote of several amounts owns the value (:func:`own_label`).
+    field's name, whose label in a quote of several amounts owns the value (:func:`own_label`);
+    ``order_reason`` what settled the date order, or why nothing did (:mod:`.locales`).
     """
     if kind == "amount":
         return _amount(value, quote, name)
     if kind == "date":
-        return _date_check(value, quote, date_order)
+        return _date_check(value, quote, date_order, order_reason)
     if kind in ("string", "text"):
-        return _text(value, quote, fuzzy)
+        return _text(value, quote, fuzzy, name)
     return _CHECKS.get(kind, _text)(value, quote)
 
 

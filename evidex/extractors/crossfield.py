@@ -84,7 +84,7 @@ def check_rules(
     missing = {_template(p) for p in values if not (found.get(p) and values[p][1] is not None)}
     failures: list[RuleFailure] = []
     for rule in rules:
-        if isinstance(rule, SumRule) and missing & {rule.total, *rule.parts}:
+        if isinstance(rule, SumRule) and missing & ({rule.total, *rule.parts} - {*rule.optional}):
             continue  # a sum over an incomplete set says nothing; the gap speaks for itself
         for failure in _check(rule, by_template, found, written or {}):
             failures.append(

@@ -13,10 +13,11 @@ import datetime as dt
 import re
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
-from functools import lru_cache
-from typing import Any
+from typing import Any, Literal, overload
 
 from text_to_num import alpha2digit
+
+from evidex.extractors.currency import codes_of, currency_codes, currency_marks, unglue
 
 __all__ = [
     "ISO",
@@ -32,35 +33,12 @@ __all__ = [
 ]
 
 NUMBER = re.compile(r"(?<![\w.,])[-+]?\d[\d.,'\u2019 \u00a0\u202f]*\d(?![\d])|(?<![\w.,])[-+]?\d")
-_SYMBOLS = {
-    "$": "USD",
-    "US$": "USD",
-    "€": "EUR",
-    "£": "GBP",
-    "¥": "JPY",
-    "₹": "INR",
-    "₩": "KRW",
-    "₽": "RUB",
-    "₺": "TRY",
-    "zł": "PLN",
-    "Kč": "CZK",
-    "Fr.": "CHF",
-    "A$": "AUD",
-    "C$": "CAD",
-    "CA$": "CAD",
-    "NZ$": "NZD",
-    "HK$": "HKD",
-    "R$": "BRL",
-}
 ISO = re.compile(r"\b[A-Z]{3}\b")
 PERCENT = re.compile(r"[-+]?\d[\d.,]*\s?%")
 
 
-@lru_cache(maxsize=1)
 def iso_codes() -> frozenset[str]:
-    from babel.numbers import list_currencies
-
-    return frozenset(list_currencies())
+    return currency_codes()
 
 
 def readings(token: str) -> set[Decimal]:
@@ -97,6 +75,7 @@ def readings(token: str) -> set[Decimal]:
 def numbers_in(text: str) -> set[Decimal]:
     """Numbers in ``text``, digits or words (en/de/fr/es/it/pt/nl), all plausible readings."""
     found: set[Decimal] = set()
+    text = unglue(text)  # "RM7.70", "Rs.500": the number is read apart from its currency
     variants = {text}
     words = re.sub(r"(?<=[^\W\d])-(?=[^\W\d])", " ", text)  # "three-year" -> "three year"
     for lang in ("en", "de", "fr", "es"):
@@ -111,13 +90,17 @@ def numbers_in(text: str) -> set[Decimal]:
 
 
 def currencies_in(text: str) -> set[str]:
-    """ISO 4217 codes stated in ``text`` by code or by symbol."""
-    codes = {c for c in ISO.findall(text) if c in iso_codes()}
-    for symbol, code in sorted(_SYMBOLS.items(), key=lambda kv: -len(kv[0])):
-        if symbol in text:
-            codes.add(code)
-            break
-    return codes
+    """ISO 4217 codes stated in ``text`` by code or by symbol, glued to a number or not
+    (:mod:`.currency`); a symbol several currencies share states each of them, except those
+    with one customary reading (``$`` is USD). A local symbol of letters (``RM``, ``Rs``)
+    counts beside a number or in parentheses, as ISO codes and signs count anywhere."""
+    placed = {m for _s, _e, m in currency_marks(text, beside_number=True)}
+    return {
+        code
+        for _start, _end, mark in currency_marks(text)
+        if mark in placed or mark in currency_codes() or not mark[0].isalpha()
+        for code in codes_of(mark)
+    }
 
 
 _MONTH_WORD = r"[A-Za-zÀ-ÿ]{3,}\.?"
@@ -159,27 +142,32 @@ def date_order(texts: Iterable[str]) -> str | None:
     return None
 
 
-def _numeric_dates(text: str, order: str | None) -> tuple[set[dt.date | None], bool]:
-    """Numeric dates in ``text``; the flag says whether one's order was open and unsettled.
+def _numeric_dates(text: str, order: str | None) -> tuple[set[dt.date | None], bool, bool]:
+    """Numeric dates in ``text``; the flags say whether one's order was open and unsettled, and
+    whether one's order was open and the document's ``order`` settled it.
 
     Dotted dates (15.04.2026) are day first wherever they are written; slashes and dashes are
     settled by the document's ``order`` or stay open.
     """
     found: set[dt.date | None] = set()
-    open_order = False
+    open_order = settled = False
     for m in _NUMERIC.finditer(text):
         a, b, y = int(m[1]), int(m[2]), int(m[3])
         y = y + 2000 if y < 100 else y
         day_first, month_first = _date(y, b, a), _date(y, a, b)
         dotted = "." in m.group()
-        if order == "dmy" or dotted or month_first is None:
+        ambiguous = day_first is not None and month_first is not None and a != b
+        if dotted or month_first is None:
             found.add(day_first)
-        elif order == "mdy" or day_first is None:
+        elif day_first is None:
             found.add(month_first)
+        elif order in ("dmy", "mdy"):
+            found.add(day_first if order == "dmy" else month_first)
+            settled |= ambiguous
         else:
             found |= {day_first, month_first}
             open_order |= a != b
-    return found, open_order
+    return found, open_order, settled
 
 
 def dates_in(text: str, order: str | None = None) -> set[dt.date]:
@@ -187,16 +175,28 @@ def dates_in(text: str, order: str | None = None) -> set[dt.date]:
     return open_dates(text, order)[0]
 
 
-def open_dates(text: str, order: str | None) -> tuple[set[dt.date], bool]:
+@overload
+def open_dates(
+    text: str, order: str | None, settled: Literal[False] = False
+) -> tuple[set[dt.date], bool]: ...
+@overload
+def open_dates(
+    text: str, order: str | None, settled: Literal[True]
+) -> tuple[set[dt.date], bool, bool]: ...
+def open_dates(
+    text: str, order: str | None, settled: bool = False
+) -> tuple[set[dt.date], bool] | tuple[set[dt.date], bool, bool]:
+    """Dates in ``text`` and whether a numeric one's order stayed open; with ``settled``, also
+    whether the document's ``order`` decided one."""
     import dateparser
 
-    found, open_order = _numeric_dates(text, order)
+    found, open_order, decided = _numeric_dates(text, order)
     for m in _ISO_DATE.finditer(text):
         found.add(_date(int(m[1]), int(m[2]), int(m[3])))
     for m in _MONTH_YEAR.finditer(text):
         month, year = (m[1], m[2]) if m[1] else (m[4], m[3])
         found.add(_date(int(year), int(month), 1))
-    settings: Any = {"PREFER_DAY_OF_MONTH": "first", "REQUIRE_PARTS": ["month", "year"]}
+    options: Any = {"PREFER_DAY_OF_MONTH": "first", "REQUIRE_PARTS": ["month", "year"]}
     for pattern in _WRITTEN:
         for m in pattern.finditer(text):
             phrase = re.sub(r"\b(?:day\s+)?of\s+|(?<=\d)(st|nd|rd|th)\b", " ", m.group())
@@ -204,10 +204,11 @@ def open_dates(text: str, order: str | None) -> tuple[set[dt.date], bool]:
             if english is not None:
                 found.add(english)
                 continue
-            parsed = dateparser.parse(phrase, settings=settings)
+            parsed = dateparser.parse(phrase, settings=options)
             if parsed is not None:
                 found.add(parsed.date())
-    return {d for d in found if d is not None}, open_order
+    dates = {d for d in found if d is not None}
+    return (dates, open_order, decided) if settled else (dates, open_order)
 
 
 _EN_MONTHS = {

@@ -8,7 +8,14 @@ must be what the quote says (:mod:`.compare`), the schema's rules must hold
 Status, in order of precedence (DESIGN.md): ``not_found`` when the model says the document does
 not hold the field; ``unsupported`` when a found value has no quote or its quote occurs nowhere;
 ``needs_review`` when the quote is found but something is off (fuzzy match, ambiguous place,
-invisible text, value disagrees, a rule fails); ``verified`` otherwise.
+invisible text, value disagrees, a rule fails, or the answer itself reports conflicting evidence
+for the field); ``verified`` otherwise.
+
+A backend that is unsure of a value says so in ``document_notes.conflicting_evidence``, naming
+the field (``{"fields": ["total"], "description": "…"}``): a model that saw two totals, the
+rules backend that picked the merchant by a fallback rule or saw two total lines disagree. Such a
+field keeps its value and evidence but is never ``verified``: the description is its reason. A
+conflict may name a field's parent (``seller``, ``line_items[2]``) to cover the fields under it.
 
 Evidence read by OCR (lines with an ``ocr_confidence``) says so: a field whose matched lines were
 OCRed gets the reason "read by OCR (confidence 0.87)", the lowest confidence of those lines, and
@@ -29,8 +36,9 @@ import pandas as pd
 from pydantic import BaseModel
 
 from evidex.extractors.align import DocText, Match
-from evidex.extractors.compare import check_value, date_order, quoted_values, written_number
+from evidex.extractors.compare import check_value, quoted_values, written_number
 from evidex.extractors.crossfield import check_rules
+from evidex.extractors.locales import Order, settle_order
 from evidex.schemas import Box, FieldResult, SchemaDef, Status, iter_leaves
 from evidex.schemas.field import FieldExtraction
 from evidex.schemas.plain import plain_data, plain_value
@@ -88,7 +96,7 @@ def verify_field(
     doc: DocText,
     lines: pd.DataFrame,
     *,
-    date_order: str | None = None,
+    date_order: Order | None = None,
     near: int | None = None,
     name: str = "",
 ) -> FieldResult:
@@ -156,8 +164,15 @@ def verify_field(
         review.append("the field is marked found but has no value")
         computed = False
     else:
+        order = date_order or Order(None)
         check = check_value(
-            kind, value, doc.raw_text(match.ranges), date_order, match.level == "fuzzy", name
+            kind,
+            value,
+            doc.raw_text(match.ranges),
+            order.order,
+            match.level == "fuzzy",
+            name,
+            order.reason,
         )
         computed = check.computed
         if not check.ok:
@@ -184,7 +199,7 @@ def verify(
     schema: SchemaDef, output: BaseModel, lines: pd.DataFrame, doc: DocText | None = None
 ) -> Verification:
     doc = doc or DocText(lines)
-    order = date_order(doc.raw)
+    order = settle_order(doc.raw)
     leaves = list(iter_leaves(output, schema.leaves))
     fields: dict[str, FieldResult] = {}
     for leaf in leaves:
@@ -213,10 +228,15 @@ def verify(
         if problem and result.status is Status.VERIFIED:
             result.status = Status.NEEDS_REVIEW
             result.reasons.insert(0, problem)
+    for path, why in _conflicts(output, fields).items():
+        result = fields[path]
+        if result.status in (Status.VERIFIED, Status.NEEDS_REVIEW):
+            result.status = Status.NEEDS_REVIEW
+            result.reasons[:0] = [w for w in why if w not in result.reasons]
     values = {leaf.path: (leaf.spec.kind, fields[leaf.path].value) for leaf in leaves}
     found = {p: r.status in (Status.VERIFIED, Status.NEEDS_REVIEW) for p, r in fields.items()}
     doubtful = {
-        leaf.path: quoted_values(leaf.spec.kind, fields[leaf.path].quote, order)
+        leaf.path: quoted_values(leaf.spec.kind, fields[leaf.path].quote, order.order)
         for leaf in leaves
         if fields[leaf.path].status is not Status.VERIFIED
     }
@@ -242,6 +262,24 @@ def verify(
 
 
 _AMBIGUOUS = "cited lines do not settle which one is meant"
+_CONFLICT = "the answer reports conflicting evidence for this field"
+
+
+def _conflicts(output: BaseModel, fields: dict[str, FieldResult]) -> dict[str, list[str]]:
+    """Field path -> the reasons the answer's ``conflicting_evidence`` gives for it: a conflict
+    covers the fields it names and the fields under a parent it names."""
+    notes = getattr(output, "document_notes", None)
+    out: dict[str, list[str]] = {}
+    for conflict in getattr(notes, "conflicting_evidence", None) or ():
+        why = conflict.description.strip() or _CONFLICT
+        for name in conflict.fields:
+            name = name.strip()
+            for path in fields:
+                if name and (path == name or path.startswith((name + ".", name + "["))):
+                    out.setdefault(path, [])
+                    if why not in out[path]:
+                        out[path].append(why)
+    return out
 
 
 def _sibling_line(path: str, fields: dict[str, FieldResult]) -> int | None:

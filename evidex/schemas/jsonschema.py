@@ -21,7 +21,9 @@ could stall a worker, is refused at once.
 
 from __future__ import annotations
 
+import json
 import re
+from functools import lru_cache
 from typing import Any, Literal, cast
 
 import jsonschema
@@ -88,7 +90,15 @@ def schema_from_json(schema: Any, name: str = "custom") -> SchemaDef:
                 raise SchemaInvalid(
                     f"x-evidex-rules: {rule.describe()!r} names unknown field {path!r}"
                 )
-    return SchemaDef(result.name, model, rules, str(schema.get("description", "")), schema)
+    recipe = (_from_json, (json.dumps(schema, ensure_ascii=False), name))
+    description = str(schema.get("description", ""))
+    return SchemaDef(result.name, model, rules, description, schema, recipe=recipe)
+
+
+@lru_cache(maxsize=128)
+def _from_json(text: str, name: str) -> SchemaDef:
+    """A client's schema rebuilt from its JSON text (another process's copy), once per process."""
+    return schema_from_json(json.loads(text), name=name)
 
 
 def _check_meta(schema: dict[str, Any]) -> None:

@@ -8,15 +8,14 @@ JSON (built once per process on arrival), a part of a schema as its whole and th
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
-from . import candidate_profile, contract, invoice
+from . import candidate_profile, contract, invoice, receipt
 from .errors import SchemaInvalid
 from .notes import DocumentNotes
 from .rules import Rule
@@ -35,8 +34,8 @@ class SchemaDef:
     rules: tuple[Rule, ...] = ()
     description: str = ""
     source: dict[str, Any] | None = field(default=None, compare=False)
-    # How to build this schema again in another process, when it is neither a built-in nor a
-    # client's JSON Schema (a part of one: ``(sub_schema, (whole, names))``).
+    # How to build this schema again in another process, when it is not a built-in: a client's
+    # JSON Schema from its text, a part of a schema as ``(sub_schema, (whole, names))``.
     recipe: tuple[Callable[..., SchemaDef], tuple[Any, ...]] | None = field(
         default=None, compare=False, repr=False
     )
@@ -45,8 +44,6 @@ class SchemaDef:
         """Pickle as the recipe (see the module docstring)."""
         if BUILTIN.get(self.name) is self:
             return get_schema, (self.name,)
-        if self.source is not None:
-            return _from_json, (json.dumps(self.source, ensure_ascii=False), self.name)
         if self.recipe is not None:
             return self.recipe
         # A caller's importable model: the class pickles by name; no cached models go along.
@@ -104,6 +101,7 @@ BUILTIN: dict[str, SchemaDef] = {
             "invoice", invoice.Invoice, invoice.RULES, "A supplier invoice, read for payment."
         ),
         SchemaDef("contract", contract.Contract, contract.RULES, "A commercial agreement."),
+        SchemaDef("receipt", receipt.Receipt, receipt.RULES, "A till receipt, read for expenses."),
     )
 }
 
@@ -120,11 +118,3 @@ def get_schema(name: str) -> SchemaDef:
             f"unknown schema {name!r}: use one of {', '.join(builtin_names())} "
             "or pass a JSON Schema file"
         ) from None
-
-
-@lru_cache(maxsize=128)
-def _from_json(text: str, name: str) -> SchemaDef:
-    """A client's schema rebuilt from its JSON text, once per process."""
-    from .jsonschema import schema_from_json  # it builds on this module
-
-    return schema_from_json(json.loads(text), name=name)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 __all__ = ["EqualRule", "OrderRule", "RequiredIfRule", "Rule", "SumRule", "parse_rules"]
 
@@ -20,12 +20,23 @@ class _Rule(BaseModel):
 
 
 class SumRule(_Rule):
-    """The parts add up to the total, within ``tolerance`` (absolute, in the total's units)."""
+    """The parts add up to the total, within ``tolerance`` (absolute, in the total's units).
+
+    ``optional`` parts count as zero when the document does not state them (a receipt's tax or
+    rounding line); any other member missing leaves the sum unchecked."""
 
     kind: Literal["sum"] = "sum"
     parts: tuple[str, ...]
     total: str
     tolerance: float = 0.011
+    optional: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _optional_parts(self) -> SumRule:
+        stray = [p for p in self.optional if p not in self.parts]
+        if stray:
+            raise ValueError(f"optional members {stray} must be among the parts")
+        return self
 
     def describe(self) -> str:
         return f"{' + '.join(self.parts)} = {self.total}"

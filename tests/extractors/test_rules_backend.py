@@ -1442,3 +1442,16 @@ def test_a_date_alone_near_the_top_dates_a_document_that_states_no_date_of_its_o
     dated = head + "This Agreement is made as of November 1, 2015 by Beta Club Inc.\n" + signed
     got = fields(run(dated, "contract"), "contract")["effective_date"]
     assert (got.model_dump(mode="json")["value"]["iso"], got.line_start) == ("2015-11-01", 4)
+
+
+def test_two_values_read_by_equally_strong_rules_go_to_review() -> None:
+    properties = {"invoice_number": {"type": "string"}, "po_number": {"type": "string"}}
+    schema = schema_from_json({"type": "object", "properties": properties})
+    text = "ACME GmbH\nInvoice No: A-100\nShipped in two parts\nInvoice No: B-200\nPO Number: 77\n"
+    result = extract_parsed(parse(text), schema, llm=RulesBackend())
+    number = result.fields["invoice_number"]
+    assert (number.value, number.status) == ("A-100", Status.NEEDS_REVIEW)
+    assert number.reasons[0].startswith("2 different values (lines 2, 4) are read by equally")
+    assert result.fields["po_number"].status is Status.VERIFIED
+    conflict = result.notes.conflicting_evidence[0]
+    assert (conflict.fields, conflict.description) == (["invoice_number"], number.reasons[0])

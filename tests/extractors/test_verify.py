@@ -401,3 +401,54 @@ def test_repeated_quote_resolved_by_sibling_fields() -> None:
     qty = result.fields["line_items[1].quantity"]
     assert qty.status == Status.VERIFIED, qty.reasons
     assert (qty.line_start, qty.span_corrected) == (4, True)
+
+
+def _with_conflicts(*conflicts: dict[str, Any]) -> Result:
+    schema = get_schema("invoice")
+    notes = {
+        "caveats": [],
+        "conflicting_evidence": list(conflicts),
+        "context_structured": True,
+        "suggested_clarification": "",
+    }
+    llm = ScriptedLLM(build_answer(schema, GOOD, notes))
+    return extract(INVOICE.encode(), schema, parser=TextParser(), llm=llm, filename="inv.txt")
+
+
+def test_a_field_the_answer_reports_conflicting_evidence_for_goes_to_review() -> None:
+    why = "lines 10 and 12 both state a total and nothing settles which is meant"
+    result = _with_conflicts({"fields": ["total"], "description": why})
+    total = result.fields["total"]
+    assert (total.status, total.reasons[0]) == (Status.NEEDS_REVIEW, why)
+    assert total.value == eur(297.5) and total.quote == "Total: 297,50 EUR"  # kept, not dropped
+    others = {p: f.status for p, f in result.fields.items() if p in GOOD and p != "total"}
+    assert set(others.values()) == {Status.VERIFIED}
+    assert result.notes.conflicting_evidence[0].description == why
+
+
+def test_a_conflict_naming_a_parent_covers_the_fields_under_it() -> None:
+    result = _with_conflicts(
+        {"fields": ["line_items[1]"], "description": ""},
+        {"fields": ["seller", "no_such_field"], "description": "two sellers are named"},
+    )
+    item = result.fields["line_items[1].amount"]
+    assert item.status is Status.NEEDS_REVIEW
+    assert item.reasons[0] == "the answer reports conflicting evidence for this field"
+    assert result.fields["line_items[0].amount"].status is Status.VERIFIED
+    seller = result.fields["seller.name"]
+    assert (seller.status, seller.reasons[0]) == (Status.NEEDS_REVIEW, "two sellers are named")
+    assert result.fields["seller.vat_id"].status is Status.NOT_FOUND  # nothing to review
+
+
+def test_a_conflict_does_not_lift_an_unsupported_field() -> None:
+    fields = with_("invoice_number", quote="Invoice No: INV-2026-9999")
+    schema = get_schema("invoice")
+    notes = {
+        "caveats": [],
+        "conflicting_evidence": [{"fields": ["invoice_number"], "description": "two numbers"}],
+        "context_structured": True,
+        "suggested_clarification": "",
+    }
+    llm = ScriptedLLM(build_answer(schema, fields, notes))
+    result = extract(INVOICE.encode(), schema, parser=TextParser(), llm=llm, filename="inv.txt")
+    assert result.fields["invoice_number"].status is Status.UNSUPPORTED

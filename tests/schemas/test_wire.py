@@ -227,5 +227,5 @@ def test_pydantic_model_with_plain_leaf_is_rejected() -> None:
 
 
 def test_unknown_builtin_lists_the_choices() -> None:
-    with pytest.raises(SchemaInvalid, match="candidate_profile, contract, invoice"):
-        get_schema("receipt")
+    with pytest.raises(SchemaInvalid, match="candidate_profile, contract, invoice, receipt"):
+        get_schema("payslip")

@@ -112,7 +112,7 @@ def test_bad_documents_exit_2_with_one_line(
 @pytest.mark.parametrize(
     ("schema", "message"),
     [
-        ("receipt", "evidex: schema_invalid: unknown schema 'receipt'"),
+        ("payslip", "evidex: schema_invalid: unknown schema 'payslip'"),
         ("{bad json", "is not valid JSON"),
         ('{"type": "object", "properties": {"a": {"type": "file"}}}', "unsupported type"),
     ],

@@ -20,8 +20,11 @@ A list of parties comes from the opening "between X and Y" sentence (:mod:`.part
 come back in the shape the schema asks: a plain string ``term`` gets "3 years", a ``Duration``
 its amount and unit, a plain number ``total`` the number. Anything else is ``found: false``: an
 honest gap beats a guess the verifier cannot catch. A span one leaf used is not reused by
-another; where several candidates compete and nothing decides, the first wins and the caveat
-says so.
+another.
+
+Where equally strong candidates disagree, or a finder read the value by a weak rule (a
+``doubt``, :mod:`.receipts`), the first candidate is answered and the doubt is reported as
+``document_notes.conflicting_evidence`` for the field, which verification sends to review.
 """
 
 from __future__ import annotations
@@ -35,11 +38,13 @@ from typing import Any, get_args, get_origin
 from pydantic import BaseModel
 
 from evidex.extractors.llm.base import LLMRequest, LLMResponse
+from evidex.extractors.locales import Order, settle_order
 from evidex.schemas import NOT_FOUND, LeafSpec, SchemaDef
 from evidex.schemas.spec import value_type
 
 from .clauses import CLAUSES, KIND_CLAUSES, Clause, Flow, whole_words
 from .contact import find_emails, find_ibans, find_phones, find_urls, find_vat_ids
+from .dates import in_order
 from .labels import LabelFinder, label_regex, lead
 from .layout import LayoutFinder
 from .letters import letter_date, letter_parties, salutation, signed_date
@@ -48,6 +53,7 @@ from .match import Match, Span
 from .meaning import GENERIC, Concept, concept_of, description_label, field_words
 from .money import currency_marks
 from .parties import defined_pair, named_roles, opening, parties, sentence_end
+from .receipts import ReceiptFinder
 from .shape import shaped
 from .values import ANCHORED
 
@@ -77,7 +83,7 @@ class RulesBackend:
         answer = filler.fill(request.schema.model, "")
         answer["document_notes"] = {
             "caveats": filler.notes,
-            "conflicting_evidence": [],
+            "conflicting_evidence": filler.conflicts,
             "context_structured": True,
             "suggested_clarification": "",
         }
@@ -91,7 +97,7 @@ def _split_path(path: str) -> tuple[str, str]:
     return parent, name
 
 
-class _Filler(LabelFinder, LayoutFinder):
+class _Filler(LabelFinder, LayoutFinder, ReceiptFinder):
     def __init__(self, lines: Lines, schema: SchemaDef) -> None:
         self.lines = lines
         self.specs = {s.path: s for s in schema.leaves}
@@ -101,9 +107,18 @@ class _Filler(LabelFinder, LayoutFinder):
             self.parents.setdefault(name, set()).add(parent)
         self.claimed: set[tuple[int, int, int]] = set()
         self.notes = [NOTE]
+        self.conflicts: list[dict[str, Any]] = []  # document_notes.conflicting_evidence
         self._cache: dict[str, list[tuple[Line, Match]]] = {}
         self._clauses: dict[int, list[re.Match[str]]] = {}
         self._flow: Flow | None = None
+        self._order: Order | None = None
+
+    @property
+    def order(self) -> Order:
+        """The day/month order the document settles for its numeric dates (built on first use)."""
+        if self._order is None:
+            self._order = settle_order(self._texts)
+        return self._order
 
     @property
     def flow(self) -> Flow:
@@ -168,6 +183,7 @@ class _Filler(LabelFinder, LayoutFinder):
                 *self.layout_hits(
                     concept, kind, parent, self._parent_concept(parent), spec.description
                 ),
+                *self.receipt_hits(concept, kind, parent),
             )
             if h.key not in self.claimed and self._site_ok(spec, kind, h)
         ]
@@ -176,18 +192,28 @@ class _Filler(LabelFinder, LayoutFinder):
             return dict(NOT_FOUND)
         best = min(hits, key=lambda h: (h.rank, h.line.no, h.match.start))
         rivals = [h for h in hits if h.rank == best.rank]
-        caveats = [best.match.caveat]
+        caveats, doubts = [best.match.caveat], []
         values = {json.dumps(h.match.value, sort_keys=True) for h in rivals}
         if len(values) > 1:
             lines = ", ".join(str(n) for n in sorted({h.line.no for h in rivals}))
             caveats.append(f"picked the first of {len(values)} candidates (lines {lines})")
+            doubts.append(
+                f"{len(values)} different values (lines {lines}) are read by equally strong "
+                "rules, and nothing settles which is meant"
+            )
         name = _split_path(spec.path)[1]
         if parent and len(self.parents[name]) > 1 and not best.qualified:
             caveats.append(f"no label ties it to {parent}; taken in reading order")
         self.claimed.add(best.key)
         quote = best.text[best.quote[0] : best.quote[1]]
         written = best.text[best.match.start : best.match.end]
-        value = shaped(best.match.value, tp, spec.kind, written, quote)
+        match = in_order(best.match, self.order.order, self.order.reason)
+        caveats[0] = match.caveat
+        if concept is not None and concept.key == "total" and not parent:
+            doubts.append(self.total_doubt(best.line, match.value))
+        if said := list(dict.fromkeys(d for d in (match.doubt, *doubts) if d)):  # to review
+            self.conflicts.append({"fields": [spec.path], "description": "; ".join(said)})
+        value = shaped(match.value, tp, spec.kind, written, quote)
         out = leaf(best.line, *best.quote, value, join_caveats(*caveats))
         if best.last >= 0:
             out.update(quote=quote, line_end=self.lines.rows[best.last].no)

