@@ -7,10 +7,10 @@
   the top of page 151, after the running footer.
 
 Every other line is boilerplate drawn from a fixed vocabulary with a fixed seed, so the file is
-the same on every run. Page 151 shares no word with the fields' queries, so only the next-page
-check can bring it to the model. ``SCHEMA`` is the JSON Schema a client would send for it;
-``READER`` answers it as a model would, from the lines a request holds only (for
-``fake_window.WindowedOpenAI``).
+the same on every run. Page 151 shares no word with the fields' queries: it reaches the model as
+the page after page 150 (a clause may run over), or through the next-page check. ``SCHEMA`` is
+the JSON Schema a client would send for it; ``READER`` answers it as a model would, from the
+lines a request holds only (for ``fake_window.WindowedOpenAI``).
 """
 
 from __future__ import annotations

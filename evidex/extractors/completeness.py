@@ -7,9 +7,9 @@ only the pipeline knows which pages it sent. So when a list's evidence ends on p
 P + 1 was not sent, the first lines of P + 1 are read for one of three signals:
 
 * **numbering that carries on**: the last item marker from the list's last item to the end of
-  P is ``(e)``, ``6.``, ``(iv)``, ``c)``; P + 1 opens with the next one, in the same style
-  (``(f)``, ``7.``, ``(v)``, ``d)``). ``(i)`` may be a letter or a roman numeral: either next
-  marker counts;
+  P is ``(e)``, ``6.``, ``(iv)``, ``c)``, ``23.8``; P + 1 opens with the next one, in the same
+  style (``(f)``, ``7.``, ``(v)``, ``d)``, ``23.9``). ``(i)`` may be a letter or a roman numeral:
+  either next marker counts;
 * **a table row with the same columns**: P ends on a table row (cells joined by `` | ``) and
   P + 1 opens with a row of as many cells;
 * **a sentence cut mid-way**: P's last line ends without closing punctuation and P + 1 opens in
@@ -43,6 +43,7 @@ _PAGE_NUMBER = re.compile(
     r"^\W*(?:page\s+)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?\W*$|\bpage\s+\d{1,4}\b", re.IGNORECASE
 )
 _MARKER = re.compile(r"^\s*(?:(\()([a-z]{1,4}|\d{1,3})\)|([a-z]|\d{1,3})([.)])(?=\s|$))")
+_DOTTED = re.compile(r"^\s*(\d{1,3}(?:\.\d{1,3})+)\.?(?=\s+[A-Z(])")  # 23.8 Insolvency
 _ROMAN = re.compile(r"^m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
 _CLOSED = re.compile(r"[.;:!?)\]\"'”’]\s*$")
@@ -79,7 +80,11 @@ def _roman(n: int) -> str:
 
 def marker(text: str) -> tuple[str, str] | None:
     """The item marker a line opens with, as ``(style, token)``: ``("()", "e")`` for ``(e)``,
-    ``(".", "6")`` for ``6.``, ``(")", "c")`` for ``c)``; None when it opens with none."""
+    ``(".", "6")`` for ``6.``, ``(")", "c")`` for ``c)``, ``("§", "23.8")`` for ``23.8``; None
+    when it opens with none."""
+    dotted = _DOTTED.match(text)
+    if dotted:
+        return "§", dotted.group(1)
     m = _MARKER.match(text.lower())
     if m is None:
         return None
@@ -91,6 +96,10 @@ def marker(text: str) -> tuple[str, str] | None:
 def next_markers(style: str, token: str) -> set[tuple[str, str]]:
     """The markers that would follow ``token`` in the same style."""
     out: set[tuple[str, str]] = set()
+    if style == "§":  # 23.8 -> 23.9
+        head, _, last = token.rpartition(".")
+        out.add((style, f"{head}.{int(last) + 1}"))
+        return out
     if token.isdigit():
         out.add((style, str(int(token) + 1)))
         return out
@@ -159,6 +168,8 @@ def continuation(lines: pd.DataFrame, last_line: int) -> Continuation | None:
 
 
 def _shown(style: str, token: str) -> str:
+    if style == "§":
+        return token
     return f"({token})" if style == "()" else f"{token}{style}"
 
 

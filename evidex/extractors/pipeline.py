@@ -25,15 +25,17 @@ from evidex.extractors.completeness import continuation, mark_incomplete
 from evidex.extractors.context import ContextBudget, ContextTooSmall
 from evidex.extractors.document import ParsedDocument, Parser
 from evidex.extractors.errors import LLMContextExceeded
+from evidex.extractors.gate import screen
 from evidex.extractors.groups import merge_answers
 from evidex.extractors.llm.base import LLMBackend, LLMRequest, LLMResponse
-from evidex.extractors.plan import Call, Planner
+from evidex.extractors.plan import Call, JobPlan, Planner
 from evidex.extractors.verify import Verification, verify
 from evidex.schemas import (
     CallTrace,
     ContextTrace,
     DocumentInfo,
     DocumentNotes,
+    GateTrace,
     ListCompleteness,
     Result,
     SchemaDef,
@@ -42,7 +44,14 @@ from evidex.schemas import (
 )
 from evidex.schemas.result import PageInfo
 
-__all__ = ["MAX_CONTINUATIONS", "Verifier", "extract", "extract_parsed", "planned_calls"]
+__all__ = [
+    "MAX_CONTINUATIONS",
+    "Verifier",
+    "extract",
+    "extract_parsed",
+    "plan_job",
+    "planned_calls",
+]
 
 Verifier = Callable[[SchemaDef, Any, pd.DataFrame], Verification]
 """``verify`` or what runs it elsewhere (a worker runs it in a child process, under a bound)."""
@@ -78,31 +87,44 @@ def extract(
     llm: LLMBackend,
     filename: str | None = None,
     context: ContextBudget | None = None,
+    gate: bool = True,
 ) -> Result:
-    """Extract ``schema`` from a document given as bytes or a path."""
+    """Extract ``schema`` from a document given as bytes or a path; ``gate=False`` skips the
+    pre-call gate's refusals (:mod:`.gate`), its verdict is recorded either way."""
     start = time.perf_counter()
     if isinstance(data, Path):
         filename = filename or data.name
         data = data.read_bytes()
     document = parser.parse(data, filename or "document")
     return extract_parsed(
-        document, schema, llm=llm, parse_ms=_ms(start), started=start, context=context
+        document, schema, llm=llm, parse_ms=_ms(start), started=start, context=context, gate=gate
     )
 
 
-def planned_calls(
+def plan_job(
     document: ParsedDocument, schema: SchemaDef, context: ContextBudget | None = None
-) -> tuple[list[Call], int]:
+) -> JobPlan:
     """The calls a job will make up front, and how many more it may make at most (list
-    continuations): what a token budget must reserve for. A prompt the model refuses as too
-    long costs nothing; its smaller retry is within the refused call's bound."""
+    continuations): what a token budget must reserve for, and what :func:`extract_parsed`
+    sends when given the plan. A prompt the model refuses as too long costs nothing; its
+    smaller retry is within the refused call's bound."""
     budget = context or ContextBudget()
     planner = Planner(document, schema)
     groups = planner.plan(budget)
     count = len(groups)
     calls = [planner.call(names, budget, _purpose(i, count)) for i, names in enumerate(groups)]
     lists = sum(1 for unit in planner.units if unit.is_list) if budget.limited else 0
-    return calls, lists * MAX_CONTINUATIONS
+    return JobPlan(
+        planner, budget, tuple(map(tuple, groups)), tuple(calls), lists * MAX_CONTINUATIONS
+    )
+
+
+def planned_calls(
+    document: ParsedDocument, schema: SchemaDef, context: ContextBudget | None = None
+) -> tuple[list[Call], int]:
+    """:func:`plan_job`'s calls and continuations."""
+    plan = plan_job(document, schema, context)
+    return list(plan.calls), plan.continuations
 
 
 def _purpose(index: int, count: int) -> str:
@@ -128,9 +150,11 @@ class _Session:
         purpose: str,
         must: dict[int, str] | None = None,
         rank: bool = True,
+        planned: Call | None = None,
     ) -> list[tuple[Call, dict[str, Any]]]:
-        """Answers for ``names`` (one call; several when a refused prompt had to be split)."""
-        call = self.planner.call(names, self.budget, purpose, must, rank)
+        """Answers for ``names`` (one call, ``planned`` when it is built already; several when
+        a refused prompt had to be split)."""
+        call = planned or self.planner.call(names, self.budget, purpose, must, rank)
         try:
             return [(call, self._send(call))]
         except LLMContextExceeded as refused:
@@ -176,7 +200,7 @@ class _Session:
         pages = document.pages
         return ParsedDocument(
             call.lines.reset_index(drop=True),
-            pages[pages["page"].isin(call.pages)].reset_index(drop=True),
+            pages[pages["page"].isin(call.sent_pages)].reset_index(drop=True),
             document.sha256,
             document.filename,
             document.parser,
@@ -196,7 +220,7 @@ class _Session:
             CallTrace(
                 purpose=call.purpose,
                 fields=list(call.names),
-                pages=list(call.pages),
+                pages=list(call.sent_pages),
                 why=dict(call.why) if partial else {},
                 estimated_tokens=call.estimated_tokens,
                 max_output_tokens=cap,
@@ -308,7 +332,7 @@ def _complete_lists(
                 break
             tries += 1
             before = answers[name], seen[name]
-            for asked, answer in session.ask([name], purpose, must, False):
+            for asked, answer in session.ask([name], purpose, must, False, call):
                 answers[name], seen[name] = answer, asked.pages
             if _list_end(answers[name], name)[0] < count:
                 answers[name], seen[name] = before
@@ -328,17 +352,28 @@ def extract_parsed(
     started: float | None = None,
     context: ContextBudget | None = None,
     verifier: Verifier = verify,
+    plan: JobPlan | None = None,
+    gate: bool | GateTrace = True,
 ) -> Result:
     """Extract from a document already parsed into its line table.
 
+    First the pre-call gate (:func:`.gate.screen`): a document without text, or one that does
+    not answer the schema, is refused before any call (``gate=False``: only recorded; a
+    ``GateTrace``: the caller screened it already, as a worker does before reserving tokens).
+
     ``context`` is the model's window; without it the whole document goes in one call.
+    ``plan`` is :func:`plan_job`'s plan of this document, schema and window when the caller
+    made it already (a worker does, to reserve tokens for it): its calls are sent as built.
     """
     started = started if started is not None else time.perf_counter()
+    verdict = gate if isinstance(gate, GateTrace) else screen(document, schema, gate)
     timings = {"parse": parse_ms}
     t = time.perf_counter()
-    budget = context or ContextBudget()
-    planner = Planner(document, schema)
-    groups = planner.plan(budget)
+    if plan is None:
+        plan = plan_job(document, schema, context)
+    elif plan.document is not document or plan.planner.schema is not schema:
+        raise ValueError("the plan was made for another document or schema")
+    budget, planner, groups = plan.budget, plan.planner, plan.groups
     timings["prompt"] = _ms(t)
     t = time.perf_counter()
     session = _Session(document, planner, llm, budget)
@@ -347,7 +382,9 @@ def extract_parsed(
     parts: list[dict[str, Any]] = []
     first_call: Call | None = None
     for i, names in enumerate(groups):
-        for call, answer in session.ask(names, _purpose(i, len(groups))):
+        for call, answer in session.ask(
+            list(names), _purpose(i, len(groups)), planned=plan.calls[i]
+        ):
             first_call = first_call or call
             parts.append(answer)
             for name in call.names:
@@ -403,6 +440,7 @@ def extract_parsed(
             timings_ms=timings,
             context=session.context_trace() if budget.limited else None,
             calls=session.traces,
+            gate=verdict,
             evidex_version=__version__,
         ),
         lists=lists,

@@ -17,6 +17,7 @@ __all__ = [
     "ContextTrace",
     "DocumentInfo",
     "FieldResult",
+    "GateTrace",
     "ListCompleteness",
     "PageInfo",
     "Result",
@@ -159,6 +160,31 @@ class ListCompleteness(BaseModel):
     reason: str = ""
 
 
+class GateTrace(BaseModel):
+    """The pre-call gate's verdict: whether the document answers the schema, and why."""
+
+    decision: str = Field(description="pass | document_empty | document_mismatch")
+    enforced: bool = Field(
+        default=True, description="false: the caller skipped the gate (--no-gate, options.gate)."
+    )
+    score: float | None = Field(
+        default=None,
+        description="Mean support of the judged fields (1 named, 0.5 hinted, 0.25 only values "
+        "of their kind found); null: too little to judge.",
+    )
+    threshold: float = Field(description="Under this score the document is refused.")
+    judged: int = Field(default=0, description="Fields the schema says enough about to judge.")
+    supported: list[str] = Field(
+        default_factory=list, description="Fields the document names or hints at."
+    )
+    missing: list[str] = Field(
+        default_factory=list, description="Judged fields the document does not mention."
+    )
+    reads_like: str = Field(
+        default="", description="The built-in schema the document answers better, if any."
+    )
+
+
 class Trace(BaseModel):
     """The audit record of how the result was produced."""
 
@@ -174,6 +200,9 @@ class Trace(BaseModel):
     timings_ms: dict[str, float] = Field(default_factory=dict)
     context: ContextTrace | None = None
     calls: list[CallTrace] = Field(default_factory=list)
+    gate: GateTrace | None = Field(
+        default=None, description="The pre-call gate's verdict (recorded when skipped too)."
+    )
     evidex_version: str = Field(default="", description="The evidex release that made it.")
 
 

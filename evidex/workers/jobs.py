@@ -60,6 +60,11 @@ class JobOptions(BaseModel):
         description="How PDF tables are found: 'words' (default, from the text layer), "
         "'layout' (PyMuPDF's layout model, slower), 'off'.",
     )
+    ocr: Literal["tesseract", "rapidocr", "auto"] | None = Field(
+        default=None,
+        description="The local OCR engine for scans and photos (default EVIDEX_OCR_ENGINE): "
+        "'tesseract', 'rapidocr', or 'auto' (per page, by measured quality).",
+    )
     llm: Literal["openai", "rules"] | None = None
     model: str | None = Field(
         default=None,
@@ -87,6 +92,11 @@ class JobOptions(BaseModel):
         max_length=2048,
         description="Where the job's end is posted (https, a host the operator allows), at most "
         "2048 characters.",
+    )
+    gate: bool = Field(
+        default=True,
+        description="false: skip the pre-call gate's refusals (document_empty, "
+        "document_mismatch); its verdict is still recorded in the result's trace.gate.",
     )
 
 

@@ -10,6 +10,9 @@ figure is never worth a failed job.
 ::
 
     evidex_jobs_total{status, error_code}             counter    jobs that ended
+    evidex_refusals_total{code}                       counter    jobs refused before any model
+                                                                 call (document_empty,
+                                                                 document_mismatch)
     evidex_job_duration_seconds{status}               histogram  submission to end
     evidex_stage_duration_seconds{stage}              histogram  parse, llm, verify, total
     evidex_model_tokens_total{direction}              counter    input, output
@@ -84,9 +87,14 @@ METRICS: dict[str, MetricDef] = {
             "evidex_model_tokens", "counter", "Model tokens used, by direction.", ("direction",)
         ),
         MetricDef("evidex_rate_limit_hits", "counter", "Requests refused by the rate limit."),
+        MetricDef(
+            "evidex_refusals", "counter",
+            "Jobs refused by the pre-call gate, before any model call, by error code.", ("code",),
+        ),
     )
 }  # fmt: skip
 STAGES = ("parse", "llm", "verify", "total")
+REFUSALS = frozenset({"document_empty", "document_mismatch"})  # the pre-call gate's codes
 
 
 @dataclass
@@ -302,4 +310,6 @@ def job_ended(metrics: Metrics | None, job: Job) -> None:
         return
     with metrics.batch():
         metrics.inc("evidex_jobs", (job.status.value, code))
+        if code in REFUSALS:
+            metrics.inc("evidex_refusals", (code,))
         metrics.observe("evidex_job_duration_seconds", seconds, (job.status.value,))

@@ -45,10 +45,11 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from evidex.extractors.backends import make_context, make_llm
-from evidex.extractors.context import ContextBudget
-from evidex.extractors.document import ParsedDocument, select_pages
+from evidex.extractors.document import select_pages
+from evidex.extractors.gate import screen
 from evidex.extractors.llm.base import LLMBackend, LLMRequest, LLMResponse
-from evidex.extractors.pipeline import extract_parsed, planned_calls
+from evidex.extractors.pipeline import extract_parsed, plan_job
+from evidex.extractors.plan import JobPlan
 from evidex.extractors.settings import Settings
 from evidex.extractors.verify import Verification
 from evidex.schemas import ConfigError, EvidexError, SchemaDef
@@ -234,6 +235,7 @@ def _run(job: Job, deps: Deps, deadline: float) -> str:
     default = deps.settings.parser
     parser: str = job.options.parser or ("text" if job.media_type.startswith("text/") else default)
     parser += f":{job.options.tables}" if job.options.tables and parser != "text" else ""
+    parser += f":{job.options.ocr}" if job.options.ocr and parser != "text" else ""
 
     def bound() -> float:  # a stage's time: its own limit, or what is left of the job's
         left = deadline - time.monotonic()
@@ -248,11 +250,15 @@ def _run(job: Job, deps: Deps, deadline: float) -> str:
         except ValueError as exc:
             raise OptionsInvalid(str(exc)) from None
     parse_ms = round((time.perf_counter() - started) * 1000, 2)
+    # The pre-call gate: a document without text or not answering the schema fails here,
+    # before any token is reserved or any model called (options.gate = false: only recorded).
+    verdict = screen(parsed, schema, job.options.gate)
     llm = deps.make_llm(settings)
     if llm.name in CPU_BACKENDS:
         llm = _StageBackend(llm, deps.stages, bound)
     context = make_context(settings)
-    metered = llm.name not in UNMETERED and _reserve(job, deps, parsed, schema, settings, context)
+    plan = plan_job(parsed, schema, context)  # planned once: reserved for, then sent
+    metered = llm.name not in UNMETERED and _reserve(job, deps, plan, settings)
     if time.monotonic() >= deadline:
         raise JobTimeout(_timeout_message(deps))
 
@@ -267,6 +273,8 @@ def _run(job: Job, deps: Deps, deadline: float) -> str:
         started=started,
         context=context,
         verifier=verifier,
+        plan=plan,
+        gate=verdict,
     )
     key = result_key(job)
     deps.blobs.put(key, result.to_json().encode(), "application/json")
@@ -309,22 +317,15 @@ def _job_settings(job: Job, settings: WorkerSettings) -> WorkerSettings:
     return settings.model_copy(update=update) if update else settings
 
 
-def _reserve(
-    job: Job,
-    deps: Deps,
-    parsed: ParsedDocument,
-    schema: SchemaDef,
-    settings: Settings,
-    context: ContextBudget | None = None,
-) -> bool:
-    """Reserve the upper bound of every call of the job (or find the job's reservation);
-    whether it is metered."""
+def _reserve(job: Job, deps: Deps, plan: JobPlan, settings: Settings) -> bool:
+    """Reserve the upper bound of every planned call of the job (or find the job's
+    reservation); whether it is metered."""
     if deps.budget is None:
         if deps.settings.monthly_token_budget is not None:
             raise ConfigError("EVIDEX_MONTHLY_TOKEN_BUDGET is set but the worker has no budget")
         return False
-    calls, extra = planned_calls(parsed, schema, context)
-    bound = job_upper_bound([(c.prompt, c.schema) for c in calls], settings, extra)
+    calls = [(c.prompt, c.schema) for c in plan.calls]
+    bound = job_upper_bound(calls, settings, plan.continuations)
     held = deps.budget.reserve(job.tenant, job.id, bound)
     if job.reserved_tokens != held.tokens:
         deps.jobs.save(job.model_copy(update={"reserved_tokens": held.tokens}))

@@ -26,6 +26,7 @@ def last_line_of(lines, page: int, text: str) -> int:
         ("(iv) any lien", ("()", "iv")),
         ("1.5 million dollars", None),
         ("Section 8.01 Events", None),
+        ("23.8 Creditors' process", ("§", "23.8")),  # clause numbering
     ],
 )
 def test_markers_are_read_from_the_start_of_a_line(text, expected):
@@ -40,6 +41,7 @@ def test_markers_are_read_from_the_start_of_a_line(text, expected):
         ("()", "i", {("()", "j"), ("()", "ii")}),  # a letter or a roman numeral
         ("()", "iv", {("()", "v")}),
         ("()", "z", {("()", "aa")}),
+        ("§", "23.9", {("§", "23.10")}),
     ],
 )
 def test_the_next_marker(style, token, follows):
@@ -52,6 +54,12 @@ CASES = {
         "Page 4\n(f) insolvency;\n(g) judgments.",
         "(e)",
         "numbering carries on: (f) after (e)",
+    ),
+    "numbering 23.9 after 23.8": (
+        "23. EVENTS OF DEFAULT\n23.7 Insolvency proceedings\n23.8 Creditors' process\n- 201 -",
+        "23.9 Unlawfulness and invalidity\n23.10 Cessation of business",
+        "23.8",
+        "numbering carries on: 23.9 after 23.8",
     ),
     "numbering 7. after 6.": (
         "Conditions\n5. Notices shall be in writing.\n6. Costs are borne by the Borrower.",
@@ -90,6 +98,7 @@ def test_a_list_that_runs_onto_the_next_page_is_seen(case):
         ("Item | Qty | Amount\nGadget | 1 | 5.00", "Notes | 2", "Gadget"),
         ("The parties agree as follows.", "the next page starts in lower case", "parties"),
         ("6. Costs are borne by the Borrower.", "8. Waivers.", "6."),
+        ("23.8 Creditors' process", "24. CHANGES TO THE LENDERS", "23.8"),
     ],
 )
 def test_a_list_that_ends_on_its_page_is_not_continued(first, second, last):

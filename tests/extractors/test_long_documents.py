@@ -23,6 +23,11 @@ from long_agreement import (
     SCHEMA,
     agreement_pdf,
 )
+from long_contract import agreement_pdf as agreement_pdf_of
+from long_contract import expected
+from long_contract import reader as contract_reader
+from long_contract import schema as contract_schema
+from long_contract_facility import FACILITY
 
 from evidex.extractors.context import ContextBudget, ContextTooSmall
 from evidex.extractors.document import ParsedDocument, select_pages
@@ -95,16 +100,18 @@ def test_a_300_page_agreement_extracts_within_a_16k_window(agreement, schema, se
     assert result.lists["events_of_default"].complete is True
     assert result.lists["events_of_default"].items == 14
 
-    calls = result.trace.calls
-    first, *later = calls
-    assert {1, 147, 150, 288} <= set(first.pages) and 151 not in first.pages
-    assert first.why[1] == "first page" and first.why[147] == "rank 1 for governing_law"
-    continued = [c for c in later if c.purpose == "continuation of events_of_default"]
-    assert len(continued) == 1 and continued[0].fields == ["events_of_default"]
-    assert continued[0].pages == [1, LIST_PAGE, LIST_PAGE + 1]
-    assert continued[0].why[LIST_PAGE + 1].startswith("continues events_of_default: numbering")
+    # One call: the page the list runs over onto is sent with the page it follows.
+    [first] = result.trace.calls
+    assert {1, 147, LIST_PAGE, LIST_PAGE + 1, 288} <= set(first.pages)
+    assert first.why[1] == "first page"
+    assert first.why[147] == 'rank 1 for governing_law (heading "Governing Law")'
+    assert first.why[LIST_PAGE + 1] == (
+        f"follows page {LIST_PAGE} (rank 1 for events_of_default): a list runs on"
+    )
     context = result.trace.context
     assert context is not None and context.window_tokens == WINDOW
+    assert context.prompt_budget_tokens is not None
+    assert first.estimated_tokens >= 0.9 * context.prompt_budget_tokens  # the budget is filled
     assert context.tokens_sent == sum(server.counted)
     assert context.tokens_sent * 10 < context.document_tokens
     # The server counts 3 characters a token: the estimate's 3.5 is calibrated to it.
@@ -168,3 +175,26 @@ def test_a_window_too_small_for_one_page_is_a_configuration_error(agreement, sch
     assert "2,000 tokens" in message and "1,500" in message
     assert re.search(r"need [\d,]+ and page 1 alone [\d,]+", message)
     assert server.counted == []
+
+
+def test_an_agreement_written_as_real_ones_are_within_a_16k_window():
+    # A cover page, a table of contents, the parties on page 4, definitions, defined terms on
+    # every page, the governing law near the end (tests/long_contract.py).
+    doc = PyMuPDFParser(tables=False).parse(agreement_pdf_of(FACILITY), "facility.pdf")
+    with WindowedOpenAI(WINDOW, contract_reader(FACILITY)) as fake:
+        result = run(doc, schema_from_json(contract_schema(FACILITY)), fake, WINDOW)
+
+    for name, value in expected(FACILITY).items():
+        field = result.fields[name]
+        assert (field.status, field.value) == (Status.VERIFIED, value), name
+    assert result.fields["borrower"].page == FACILITY.parties_page  # where it is defined
+    events = [result.fields[f"events_of_default[{i}].event"] for i in range(12)]
+    assert [e.value for e in events] == [text for _, text in FACILITY.events]
+    assert all(e.status is Status.VERIFIED for e in events)
+    assert result.lists["events_of_default"].complete
+    first = result.trace.calls[0]
+    assert first.why[FACILITY.parties_page] == 'rank 1 for borrower (defines "Borrower")'
+    assert first.why[FACILITY.law_page].endswith('(heading "GOVERNING LAW")')
+    context = result.trace.context
+    assert context is not None and context.prompt_budget_tokens is not None
+    assert first.estimated_tokens >= 0.9 * context.prompt_budget_tokens

@@ -59,7 +59,7 @@ def test_a_schema_too_big_for_one_call_is_split_into_groups():
         field = result.fields[name]
         assert (field.status, field.value, field.page) == (Status.VERIFIED, value, page), name
         call = next(c for c in calls if name in c.fields)
-        assert page in call.pages and call.why[page] == f"rank 1 for {name}"
+        assert page in call.pages and call.why[page].startswith(f"rank 1 for {name}")
     assert all(
         r.document.lines["page"].isin(c.pages).all()
         for r, c in zip(llm.requests, calls, strict=True)
@@ -80,14 +80,20 @@ def test_a_list_past_the_bound_goes_to_review_with_the_page_it_may_continue_on()
     llm = ScriptedLLM(reader)
     result = extract_parsed(doc, SCHEMA, llm=llm, context=ContextBudget(6_000, 16_384))
 
+    first = next(c for c in result.trace.calls if "milestones" in c.fields)
+    assert {12, 13} <= set(first.pages)  # a list runs on: the page after its best is evidence
     continued = [c for c in result.trace.calls if c.purpose == "continuation of milestones"]
     assert len(continued) == MAX_CONTINUATIONS
-    assert [c.pages for c in continued] == [[1, 12, 13], [1, 12, 13, 14], [1, 12, 13, 14, 15]]
-    assert continued[0].why[13] == "continues milestones: numbering carries on: 25. after 24."
+    assert [c.pages for c in continued] == [
+        [1, 12, 13, 14],
+        [1, 12, 13, 14, 15],
+        [1, 12, 13, 14, 15, 16],
+    ]
+    assert continued[0].why[14] == "continues milestones: numbering carries on: 50. after 49."
     info = result.lists["milestones"]
-    assert (info.complete, info.items, info.last_page) == (False, 99, 15)
-    assert info.reason == "the list may continue on page 16 (numbering carries on: 100. after 99.)"
-    steps = [result.fields[f"milestones[{i}].step"] for i in range(99)]
+    assert (info.complete, info.items, info.last_page) == (False, 124, 16)
+    assert info.reason == "the list may continue on page 17 (numbering carries on: 125. after 124.)"
+    steps = [result.fields[f"milestones[{i}].step"] for i in range(124)]
     assert all(s.status is Status.NEEDS_REVIEW for s in steps)
     assert all(s.reasons[0] == info.reason for s in steps)
     assert result.fields["supplier"].status is Status.VERIFIED
@@ -108,20 +114,20 @@ def test_a_list_within_reach_is_completed(pages, items):
 
 
 def test_a_re_ask_that_comes_back_shorter_is_not_taken():
-    doc = document(milestone_pages=range(12, 14))
+    doc = document(milestone_pages=range(12, 16))  # the first call holds 12 and 13 (it follows)
 
     def forgetful(request: LLMRequest) -> dict[str, Any]:
         answer = reader(request)
-        if 13 in set(request.document.lines["page"]):  # the re-ask, with the continuing page
+        if 14 in set(request.document.lines["page"]):  # the re-ask, with the continuing page
             answer["milestones"] = answer["milestones"][:3]
         return answer
 
     result = extract_parsed(doc, SCHEMA, llm=ScriptedLLM(forgetful), context=ContextBudget(6_000))
 
     info = result.lists["milestones"]
-    assert (info.complete, info.items, info.last_page) == (False, 24, 12)
-    assert info.reason == "the list may continue on page 13 (numbering carries on: 25. after 24.)"
-    assert result.fields["milestones[23].step"].status is Status.NEEDS_REVIEW
+    assert (info.complete, info.items, info.last_page) == (False, 49, 13)
+    assert info.reason == "the list may continue on page 14 (numbering carries on: 50. after 49.)"
+    assert result.fields["milestones[48].step"].status is Status.NEEDS_REVIEW
 
 
 def test_an_answer_longer_than_the_output_cap_splits_even_a_short_document():
@@ -148,3 +154,24 @@ def test_the_scripted_model_with_a_window_refuses_then_answers_the_smaller_promp
     context = result.trace.context
     assert context is not None and context.calibrated_chars_per_token is not None
     assert result.fields["venue"].status is Status.VERIFIED
+
+
+def test_a_document_that_does_not_fit_fills_the_budget_in_page_order_with_reasons():
+    llm = ScriptedLLM(reader)
+    budget = ContextBudget(6_000, 16_384)
+    result = extract_parsed(document(range(12, 14)), SCHEMA, llm=llm, context=budget)
+
+    assert budget.prompt_tokens is not None
+    for call, request in zip(result.trace.calls, llm.requests, strict=True):
+        assert 0.9 * budget.prompt_tokens <= call.estimated_tokens <= budget.prompt_tokens
+        assert call.pages == sorted(call.pages) and set(call.why) == set(call.pages)
+        sent = request.document.lines["line"].tolist()
+        assert sent == sorted(sent)  # the model reads the pages in page order
+        assert set(request.document.lines["page"]) == set(call.pages)
+    milestones = next(c for c in result.trace.calls if "milestones" in c.fields)
+    assert milestones.why[1] == "first page"
+    assert milestones.why[12] == "rank 1 for milestones"
+    assert milestones.why[13] == "follows page 12 (rank 1 for milestones): a list runs on"
+    filled = [w for c in result.trace.calls for w in c.why.values() if "to fill the budget" in w]
+    assert filled and all(w.startswith("its first ") for w in filled)
+    assert result.lists["milestones"].complete and result.lists["milestones"].items == 49

@@ -11,6 +11,7 @@ import pytest
 import redis
 from long_supply import SCHEMA, SCHEMA_JSON, document, document_text, reader
 
+from evidex.extractors import plan
 from evidex.extractors.context import ContextBudget
 from evidex.extractors.llm.base import LLMRequest, LLMResponse
 from evidex.extractors.llm.scripted import ScriptedLLM
@@ -88,7 +89,44 @@ def test_a_job_reserves_every_planned_call_and_settles_their_summed_usage(budget
     assert len(calls) >= 2 and extra == 3
     assert bound > sum(len(c.prompt.user.encode()) for c in calls) + 3 * 4_000
     assert llm.used_during == [bound] * len(llm.requests)  # one reservation, held by every call
-    assert len(llm.requests) == len(calls) + 1  # the planned calls and one list continuation
+    # the planned calls: the list's next page (13) came with the page it follows
+    assert len(llm.requests) == len(calls)
     assert budget.used(tenant) == USAGE["total_tokens"] * len(llm.requests)
     result = blobs.get(result_key(done)).decode()
     assert '"context_tokens"' not in result and '"window_tokens": 4000' in result
+
+
+def test_a_budgeted_job_ranks_pages_and_builds_its_prompts_once(
+    budget: Budget, monkeypatch: pytest.MonkeyPatch
+):
+    indexes: list[object] = []
+    built: list[tuple[str, ...]] = []
+
+    class CountedIndex(plan.PageIndex):
+        def __init__(self, texts: Any) -> None:
+            indexes.append(self)
+            super().__init__(texts)
+
+    def counted_call(self: plan.Planner, names: Any, *args: Any, **kwargs: Any) -> plan.Call:
+        built.append(tuple(names))
+        return build_call(self, names, *args, **kwargs)
+
+    build_call = plan.Planner.call
+    monkeypatch.setattr(plan, "PageIndex", CountedIndex)
+    monkeypatch.setattr(plan.Planner, "call", counted_call)
+    tenant = "t-" + uuid.uuid4().hex[:8]
+    llm = MeteredReader(budget, tenant)
+    jobs, blobs = MemoryJobStore(), MemoryBlobStore()
+    settings = WorkerSettings(monthly_token_budget=10**8, max_output_tokens=2_000)
+    deps = Deps(jobs=jobs, blobs=blobs, settings=settings, make_llm=lambda _: llm, budget=budget)
+    job = submit(jobs, blobs, tenant, context_tokens=4_000)
+
+    process(job.id, deps)
+
+    done = jobs.get(job.id)
+    assert done is not None and done.status is JobStatus.SUCCEEDED, done.error
+    assert llm.used_during[0] > 0  # tokens were reserved (from the plan) before the first call
+    assert len(indexes) == 1  # pages ranked once, for the reservation and the calls alike
+    asked = [tuple(r.schema.model.model_fields) for r in llm.requests]
+    assert len(built) == len(asked) >= 3  # one prompt built per call sent, none twice
+    assert built == asked
