@@ -32,6 +32,11 @@ def _no_network_no_keys(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         "EVIDEX_MODEL",
         "EVIDEX_OPENAI_API",
         "EVIDEX_CONTEXT_TOKENS",
+        "AZURE_OPENAI_ENDPOINT",
+        "AZURE_OPENAI_API_KEY",
+        "AZURE_OPENAI_AD_TOKEN",
+        "OPENAI_API_VERSION",
+        "EVIDEX_MCP_ROOTS",
     ):
         monkeypatch.delenv(name, raising=False)
     yield

@@ -5,6 +5,11 @@ Each endpoint (``/v1/responses``, ``/v1/chat/completions``) has a queue of scrip
 tests can assert what the real SDK sent. An unscripted request gets a 418 (never retried), so a
 test fails loudly instead of hanging. Use it as a context manager; ``base_url`` is
 ``http://127.0.0.1:PORT/v1``.
+
+Azure OpenAI's paths are scripted the same way (``azure_chat(deployment)``, with ``root`` as the
+endpoint): replies are chosen by the path without its query, which is recorded apart
+(``api-version=…``). ``FakeOpenAI(require={"api-key": KEY})`` answers 401, as Azure does, to a
+request without those headers.
 """
 
 from __future__ import annotations
@@ -21,6 +26,19 @@ from typing import Any
 FIXTURES = Path(__file__).parent / "fixtures" / "openai"
 RESPONSES = "/v1/responses"
 CHAT = "/v1/chat/completions"
+AZURE_DENIED = {
+    "error": {
+        "code": "401",
+        "message": "Access denied due to invalid subscription key or wrong API endpoint. Make "
+        "sure to provide a valid key for an active subscription and use a correct regional API "
+        "endpoint for your resource.",
+    }
+}
+
+
+def azure_chat(deployment: str) -> str:
+    """The path of an Azure OpenAI deployment's Chat Completions."""
+    return f"/openai/deployments/{deployment}/chat/completions"
 
 
 def fixture(name: str) -> dict[str, Any]:
@@ -42,11 +60,13 @@ class Seen:
     path: str
     headers: dict[str, str]
     body: Any
+    query: str = ""
 
 
 class FakeOpenAI:
-    def __init__(self) -> None:
+    def __init__(self, require: dict[str, str] | None = None) -> None:
         self.script: dict[str, deque[Reply]] = {RESPONSES: deque(), CHAT: deque()}
+        self.require = {k.lower(): v for k, v in (require or {}).items()}
         self.requests: list[Seen] = []
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -55,12 +75,16 @@ class FakeOpenAI:
         )
 
     @property
+    def root(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"{self.root}/v1"
 
     def add(self, path: str, *replies: Reply) -> None:
         with self._lock:
-            self.script[path].extend(replies)
+            self.script.setdefault(path, deque()).extend(replies)
 
     def bodies(self, path: str | None = None) -> list[Any]:
         return [s.body for s in self.requests if path is None or s.path == path]
@@ -77,6 +101,8 @@ class FakeOpenAI:
     def _next(self, path: str, seen: Seen) -> Reply:
         with self._lock:
             self.requests.append(seen)
+            if any(seen.headers.get(k) != v for k, v in self.require.items()):
+                return Reply(401, AZURE_DENIED)
             queue = self.script.get(path)
             if queue:
                 return queue.popleft()
@@ -95,9 +121,9 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 body: Any = json.loads(raw)
             except ValueError:
                 body = raw.decode("utf-8", "replace")
-            reply = fake._next(
-                self.path, Seen(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
-            )
+            path, _, query = self.path.partition("?")
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            reply = fake._next(path, Seen(path, headers, body, query))
             if reply.delay_s:
                 time.sleep(reply.delay_s)
             data = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()

@@ -5,18 +5,35 @@ boxes are in (see :class:`evidex.schemas.Box`), so a box at ``x0`` points lies a
 ``x0 * dpi / 72`` pixels of the image. The image is the page's pixel rectangle rounded outwards,
 so it may be up to one pixel wider or taller than ``width_pt * dpi / 72``; :func:`pixel_size`
 gives the exact size without rendering.
+
+Image files (PNG, JPEG, TIFF: one page per frame) are shown as they are, upright as the file's
+orientation says, scaled down to at most ``max_pixels``: :func:`image_frames` gives each frame's
+size in the file's pixels and the size it is shown at, :func:`render_image_png` the PNG. Their
+boxes are in the pixels the OCR read (``page_info``'s ``unit: "px"``), so a box is placed on the
+shown image by its fraction of the page's width and height, whatever size it is shown at.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import pymupdf
 
 from evidex.extractors.errors import CorruptDocument
+from evidex.extractors.parsers.images import image_type, open_image
 
-__all__ = ["MAX_DPI", "MIN_DPI", "page_sizes", "pixel_size", "render_page_png"]
+__all__ = [
+    "MAX_DPI",
+    "MIN_DPI",
+    "ImageFrame",
+    "image_frames",
+    "page_sizes",
+    "pixel_size",
+    "render_image_png",
+    "render_page_png",
+]
 
 MIN_DPI, MAX_DPI = 36, 300
 
@@ -61,3 +78,57 @@ def render_page_png(pdf_bytes: bytes, page: int, dpi: int) -> tuple[bytes, float
         if not (math.isfinite(width) and math.isfinite(height)):
             raise CorruptDocument(f"page {page} has no usable size")
         return bytes(pixmap.tobytes("png")), width, height
+
+
+@dataclass(frozen=True, slots=True)
+class ImageFrame:
+    """One frame of an image file: its size in the file's pixels (as the OCR reads it) and the
+    size :func:`render_image_png` shows it at (upright, at most ``max_pixels``)."""
+
+    page: int
+    width: int
+    height: int
+    shown_width: int
+    shown_height: int
+
+
+def _open_image(data: bytes) -> Any:  # a pymupdf.Document of the image's frames
+    kind = image_type(data)
+    if kind is None:
+        raise CorruptDocument("the file is not a PNG, JPEG or TIFF image; it cannot be shown")
+    return open_image(data, "image", kind)
+
+
+def _frame(page: Any, number: int, max_pixels: int) -> tuple[ImageFrame, Any]:
+    """The frame's sizes and the matrix that renders it at its shown size."""
+    info = (page.get_image_info() or [{}])[0]
+    rect = page.rect  # upright: the file's orientation applied
+    width = int(info.get("width") or round(rect.width))
+    height = int(info.get("height") or round(rect.height))
+    if not (rect.width > 0 and rect.height > 0 and width > 0 and height > 0):
+        raise CorruptDocument(f"frame {number} of the image has no size")
+    zoom = math.sqrt(min(width * height, max_pixels) / (rect.width * rect.height))
+    shown_w = max(1, round(rect.width * zoom))
+    shown_h = max(1, round(rect.height * zoom))
+    matrix = pymupdf.Matrix(shown_w / rect.width, shown_h / rect.height)  # type: ignore[no-untyped-call]
+    return ImageFrame(number, width, height, shown_w, shown_h), matrix
+
+
+def image_frames(data: bytes, max_pixels: int) -> list[ImageFrame]:
+    """Each frame's sizes, without decoding its pixels."""
+    with _open_image(data) as doc:
+        return [_frame(doc[n], n + 1, max_pixels)[0] for n in range(doc.page_count)]
+
+
+def render_image_png(data: bytes, page: int, max_pixels: int) -> bytes:
+    """Frame ``page`` (1-based) as a PNG of its shown size (see :class:`ImageFrame`).
+    ``IndexError`` when the file has no such frame."""
+    with _open_image(data) as doc:
+        if not 1 <= page <= doc.page_count:
+            raise IndexError(f"page {page} is not in the image (1..{doc.page_count})")
+        loaded = doc[page - 1]
+        frame, matrix = _frame(loaded, page, max_pixels)
+        pixmap = loaded.get_pixmap(matrix=matrix, alpha=False, annots=False)
+        if (pixmap.width, pixmap.height) != (frame.shown_width, frame.shown_height):
+            pixmap = pymupdf.Pixmap(pixmap, frame.shown_width, frame.shown_height, None)  # type: ignore[no-untyped-call]
+        return bytes(pixmap.tobytes("png"))

@@ -14,6 +14,7 @@
     /review/{token}...                    public: a signed review link (review_links.py);
                                           guard: rate limit per client address
     /review-assets/{name}                 public: static files
+    /, /upload-assets/{name}              public: the upload page and its files (upload_page.py)
     /metrics                              only with EVIDEX_METRICS_TOKEN (metrics.py);
                                           guards: rate limit per client address, the token
 
@@ -56,6 +57,7 @@ from evidex.service.review import ReviewAssets, ReviewController
 from evidex.service.review_links import PublicAssets, PublicReview, ReviewLinksController
 from evidex.service.services import Enqueue, Services, WorkerCheck, provide_services
 from evidex.service.settings import ServiceSettings
+from evidex.service.upload_page import UploadPage
 from evidex.workers.metrics import MemoryMetrics, Metrics
 from evidex.workers.stores import BlobStore, JobStore
 
@@ -173,7 +175,7 @@ def create_app(
         keyless.append(MetricsController)
     by_address = Router(path="/", route_handlers=keyless, guards=[per_address(address_limiter)])
     return Litestar(
-        route_handlers=[v1, by_address, HealthController, PublicAssets],
+        route_handlers=[v1, by_address, HealthController, PublicAssets, UploadPage],
         dependencies={"services": Provide(provide_services, sync_to_thread=False)},
         state=State({"services": services}),
         exception_handlers=exception_handlers,

@@ -3,7 +3,8 @@
 ::
 
     GET   /v1/jobs/{id}/review           the page (HTML): page images, boxes, the field list
-    GET   /v1/jobs/{id}/pages/{n}.png    page n (1-based) rendered at REVIEW_DPI
+    GET   /v1/jobs/{id}/pages/{n}.png    page n (1-based) rendered at REVIEW_DPI; of an image
+                                         file, frame n upright, at most REVIEW_IMAGE_PIXELS
     PATCH /v1/jobs/{id}/fields/{path}    confirm, edit or reject one field (path URL-encoded)
     GET   /v1/jobs/{id}/decisions        every decision (latest per field, and the history)
     GET   /v1/jobs/{id}/export.json      one row per field: machine and reviewed value
@@ -24,7 +25,8 @@ from these routes, requests only to this origin, no framing.
 Bounds, for these routes and a review link's: every decision rewrites the job's whole decisions
 file, so once it holds :data:`MAX_DECISIONS_BYTES` a decision is 409 ``job_limit_reached``; a page
 image whose pixmap would pass :data:`MAX_PAGE_PIXELS` (a poster-sized page, or a PDF that claims
-one) is 413 ``page_too_large`` before anything is rendered.
+one) is 413 ``page_too_large`` before anything is rendered; so is an image file's frame of
+more than :data:`MAX_PAGE_PIXELS`, whose pixels would have to be decoded to show it.
 """
 
 from __future__ import annotations
@@ -37,7 +39,13 @@ from litestar import Controller, Request, Response, get, patch
 from litestar.enums import MediaType
 from litestar.params import Body, PathParameter
 
-from evidex.extractors.render import page_sizes, pixel_size, render_page_png
+from evidex.extractors.render import (
+    image_frames,
+    page_sizes,
+    pixel_size,
+    render_image_png,
+    render_page_png,
+)
 from evidex.schemas import LeafSpec, Result
 from evidex.service.auth import Caller
 from evidex.service.decisions import (
@@ -61,6 +69,7 @@ __all__ = [
     "MAX_DECISIONS_BYTES",
     "MAX_PAGE_PIXELS",
     "REVIEW_DPI",
+    "REVIEW_IMAGE_PIXELS",
     "ReviewAssets",
     "ReviewController",
 ]
@@ -68,6 +77,7 @@ __all__ = [
 REVIEW_DPI = 110
 MAX_DECISIONS_BYTES = 4 * 1024 * 1024  # about 10,000 decisions of a usual size
 MAX_PAGE_PIXELS = 25_000_000  # an A0 page at REVIEW_DPI is 18.7 million; 75 MB as RGB
+REVIEW_IMAGE_PIXELS = 4_000_000  # a photo is shown at most this large: a 12 MP one at 2309 x 1732
 CSP = (
     "default-src 'none'; img-src 'self' data:; script-src 'self'; style-src 'self'; "
     "connect-src 'self'; frame-ancestors 'none'"
@@ -107,6 +117,36 @@ def _is_pdf(job: Job) -> bool:
     return job.media_type == "application/pdf"
 
 
+def _is_image(job: Job) -> bool:
+    return job.media_type.startswith("image/")
+
+
+def _image_pages(document: bytes, result: Result) -> list[PageImage]:
+    """An image file's frames as pages: each box lies at its fraction of the page the OCR read
+    (``page_info``, in pixels), drawn over the frame shown upright and scaled down."""
+    read = {
+        info.page: info
+        for info in result.document.page_info
+        if info.unit == "px" and info.width > 0 and info.height > 0
+    }
+    pages = []
+    for frame in image_frames(document, REVIEW_IMAGE_PIXELS):
+        info = read.get(frame.page)
+        width, height = (info.width, info.height) if info else (frame.width, frame.height)
+        pages.append(
+            PageImage(
+                frame.page,
+                frame.shown_width / width,
+                width,
+                height,
+                frame.shown_width,
+                frame.shown_height,
+                scale_y=frame.shown_height / height,
+            )
+        )
+    return pages
+
+
 def _who(request: Request[Any, Any, Any]) -> str:
     """``tenant/key id``: the key id is the start of the key's SHA-256, never the key."""
     caller = request.scope.get("auth")
@@ -129,6 +169,8 @@ def review_html(
         for number, (w, h) in enumerate(page_sizes(services.blob_store.get(job.document_key))):
             px, py = pixel_size(w, h, REVIEW_DPI)
             pages.append(PageImage(number + 1, REVIEW_DPI / 72, w, h, px, py))
+    elif _is_image(job):
+        pages = _image_pages(services.blob_store.get(job.document_key), result)
     html = render_review(
         job_id=job.id,
         filename=job.filename,
@@ -143,11 +185,14 @@ def review_html(
 
 
 def page_png(services: Services, job: Job, page_file: str) -> Response[bytes]:
-    """``{n}.png``: page n of the job's document at REVIEW_DPI, or ``page_not_found``."""
+    """``{n}.png``: page n of the job's document at REVIEW_DPI (frame n of an image file,
+    upright, at most REVIEW_IMAGE_PIXELS), or ``page_not_found``."""
     found = _PAGE_FILE.fullmatch(page_file)
-    if found is None or not _is_pdf(job):
+    if found is None or not (_is_pdf(job) or _is_image(job)):
         raise ApiError("page_not_found", f"no page image {page_file!r}: use '{{n}}.png'")
     document, number = services.blob_store.get(job.document_key), int(found[1])
+    if _is_image(job):
+        return _png(_image_png(document, number))
     sizes = page_sizes(document)
     if number <= len(sizes):
         width, height = pixel_size(*sizes[number - 1], REVIEW_DPI)
@@ -161,6 +206,25 @@ def page_png(services: Services, job: Job, page_file: str) -> Response[bytes]:
         png, _, _ = render_page_png(document, number, REVIEW_DPI)
     except IndexError as exc:
         raise ApiError("page_not_found", str(exc)) from None
+    return _png(png)
+
+
+def _image_png(document: bytes, number: int) -> bytes:
+    """Frame ``number`` of an image file, shown upright at most REVIEW_IMAGE_PIXELS large."""
+    frames = image_frames(document, REVIEW_IMAGE_PIXELS)
+    if not 1 <= number <= len(frames):
+        raise ApiError("page_not_found", f"page {number} is not in the image (1..{len(frames)})")
+    frame = frames[number - 1]
+    if frame.width * frame.height > MAX_PAGE_PIXELS:
+        raise ApiError(
+            "page_too_large",
+            f"page {number} is an image of {frame.width} x {frame.height} pixels, over the "
+            f"{MAX_PAGE_PIXELS:,} the service decodes to show; its fields can still be reviewed",
+        )
+    return render_image_png(document, number, REVIEW_IMAGE_PIXELS)
+
+
+def _png(png: bytes) -> Response[bytes]:
     headers = {"Cache-Control": "private, max-age=600", "X-Content-Type-Options": "nosniff"}
     return Response(png, media_type="image/png", headers=headers)
 
@@ -232,7 +296,9 @@ class ReviewController(Controller):
         sync_to_thread=True,
         media_type="image/png",
         summary="One page of the document as a PNG (for the review page)",
-        description=f"'{{n}}.png': page n, 1-based, rendered at {REVIEW_DPI} dpi.",
+        description=f"'{{n}}.png': page n, 1-based, rendered at {REVIEW_DPI} dpi; of an image "
+        "file, its frame n, upright and at most "
+        f"{REVIEW_IMAGE_PIXELS:,} pixels.",
         responses=problem_responses(*V1_PROBLEMS, *_JOB, "page_not_found", "page_too_large"),
     )
     def page_image(

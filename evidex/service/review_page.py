@@ -41,14 +41,16 @@ _INDEX = re.compile(r"\[\d+\]")
 
 @dataclass(frozen=True, slots=True)
 class PageImage:
-    """One page: its displayed size in points and its image's size in pixels."""
+    """One page: its size in the unit of its boxes (points; an image file's own pixels) and
+    its image's size in pixels."""
 
     number: int
-    scale: float  # pixels per point: dpi / 72
+    scale: float  # image pixels per box unit: dpi / 72 for a PDF page
     width_pt: float
     height_pt: float
     width_px: int
     height_px: int
+    scale_y: float | None = None  # vertically, when it differs (an image shown scaled down)
 
 
 @cache
@@ -168,7 +170,8 @@ def _box(
     index: int, path: str, field: FieldResult, box: Box, page: PageImage, decided: bool
 ) -> str:
     """A box as percentages of its page image: points times ``dpi / 72`` are pixels."""
-    fx, fy = page.scale * 100 / page.width_px, page.scale * 100 / page.height_px
+    scale_y = page.scale if page.scale_y is None else page.scale_y
+    fx, fy = page.scale * 100 / page.width_px, scale_y * 100 / page.height_px
     title = f"{path} = {display(field.value)} · {field.status.value.replace('_', ' ')}"
     attrs = _attrs(
         {

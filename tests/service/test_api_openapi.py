@@ -100,6 +100,8 @@ ROUTES: dict[tuple[str, str], tuple[str, set[int], set[str]]] = {
         {"field_not_found", "decision_invalid", "not_found"},
     ),
     ("get", "/review-assets/{name}"): ("200", {404}, {"not_found"}),
+    ("get", "/"): ("200", set(), set()),
+    ("get", "/upload-assets/{name}"): ("200", {404}, {"not_found"}),
     ("get", "/healthz"): ("200", set(), set()),
     ("get", "/readyz"): ("200", {503}, {"not_ready"}),
 }

@@ -3,7 +3,9 @@
 The only module importing ``openai``. Modes (``EVIDEX_OPENAI_API``): ``responses`` (Responses API,
 strict ``text.format``; ``create`` not ``parse``, so truncation and refusals keep id and usage),
 ``chat`` (Chat Completions, ``response_format`` json_schema) and ``prompt`` (the schema in the
-system prompt). Answers are validated against ``schema.wire_model``; in ``chat``/``prompt`` mode a
+system prompt) and ``azure`` (an Azure OpenAI deployment through the SDK's ``AzureOpenAI`` client:
+``chat`` on ``/openai/deployments/{model}/chat/completions?api-version=…``; see ``azure_openai``).
+Answers are validated against ``schema.wire_model``; in ``chat``/``prompt``/``azure`` mode a
 server may ignore the schema, so an invalid answer gets ONE repair request first. Retries are ours
 alone (the SDK client has ``max_retries=0``): tenacity retries 408/409/429/5xx, connection errors
 and timeouts with exponential backoff, honouring ``retry-after-ms``/``Retry-After`` (capped).
@@ -39,6 +41,7 @@ from evidex.extractors.errors import (
     LLMTruncated,
     LLMUnavailable,
 )
+from evidex.extractors.llm.azure_openai import AzureTarget, azure_target
 from evidex.extractors.llm.base import LLMRequest, LLMResponse
 from evidex.extractors.settings import Settings
 from evidex.schemas import SchemaDef
@@ -47,7 +50,7 @@ from evidex.schemas.wire import valid_name
 
 __all__ = ["ApiMode", "OpenAIBackend"]
 
-ApiMode = Literal["responses", "chat", "prompt"]
+ApiMode = Literal["responses", "chat", "prompt", "azure"]
 T = TypeVar("T")
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -96,26 +99,49 @@ class OpenAIBackend:
         backoff_s: float = 1.0,
         max_output_tokens: int = 16_384,
         sleep: Callable[[float], None] = time.sleep,
+        azure: AzureTarget | None = None,
     ) -> None:
-        if not api_key:
+        if (api == "azure") != (azure is not None):
+            raise ConfigError(
+                "EVIDEX_OPENAI_API=azure and an Azure OpenAI resource (AZURE_OPENAI_ENDPOINT) "
+                "go together: give both, or neither"
+            )
+        if azure is None and not api_key:
             raise ConfigError(
                 "OPENAI_API_KEY is not set: set it to your OpenAI key (for a local "
                 "OpenAI-compatible server that needs none, set any dummy value, e.g. 'local')"
             )
-        if api not in ("responses", "chat", "prompt"):
-            raise ConfigError(f"EVIDEX_OPENAI_API={api!r}: use responses, chat or prompt")
+        if api not in ("responses", "chat", "prompt", "azure"):
+            raise ConfigError(f"EVIDEX_OPENAI_API={api!r}: use responses, chat, prompt or azure")
         if max_retries < 0:
             raise ConfigError(f"EVIDEX_LLM_MAX_RETRIES={max_retries}: must be 0 or more")
         self.model, self.api, self.timeout_s = model, api, timeout_s
-        self.base_url = base_url or DEFAULT_BASE_URL
+        self.base_url = azure.endpoint if azure else base_url or DEFAULT_BASE_URL
+        # the settings a person checks when the server refuses the key or cannot be reached
+        self._key_var, self._url_var = (
+            ("AZURE_OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT")
+            if azure
+            else ("OPENAI_API_KEY", "OPENAI_BASE_URL")
+        )
         self.max_retries, self.max_output_tokens = max_retries, max_output_tokens
         self._sleep = sleep
         self._backoff = exponential(multiplier=backoff_s, max=MAX_WAIT_S) + jitter(0, backoff_s / 4)
         self._reasoning = model.lower().startswith(_REASONING_PREFIXES)
         # Retries are ours (tenacity below); an SDK that also retried would multiply them.
-        self._client = openai.OpenAI(
-            api_key=api_key, base_url=self.base_url, timeout=timeout_s, max_retries=0
-        )
+        self._client: openai.OpenAI
+        if azure is not None:
+            self._client = openai.AzureOpenAI(
+                azure_endpoint=azure.endpoint,
+                api_version=azure.api_version,
+                api_key=azure.api_key,
+                azure_ad_token_provider=azure.token_provider,
+                timeout=timeout_s,
+                max_retries=0,
+            )
+        else:
+            self._client = openai.OpenAI(
+                api_key=api_key, base_url=self.base_url, timeout=timeout_s, max_retries=0
+            )
 
     @classmethod
     def from_settings(cls, settings: Settings) -> OpenAIBackend:
@@ -129,6 +155,7 @@ class OpenAIBackend:
             max_retries=settings.llm_max_retries,
             backoff_s=settings.llm_backoff_s,
             max_output_tokens=settings.max_output_tokens,
+            azure=azure_target(settings) if settings.openai_api == "azure" else None,
         )
 
     def close(self) -> None:
@@ -228,7 +255,7 @@ class OpenAIBackend:
         schema = request.schema
         system = request.system
         fmt: ResponseFormatJSONSchema | openai.Omit = openai.omit
-        if self.api == "chat":
+        if self.api != "prompt":  # chat, azure
             fmt = {
                 "type": "json_schema",
                 "json_schema": {
@@ -331,7 +358,7 @@ class OpenAIBackend:
         except openai.APIConnectionError as err:
             raise LLMUnavailable(
                 f"cannot reach {self.base_url} ({err.message}) after {attempts} attempt(s); "
-                "check OPENAI_BASE_URL and the network"
+                f"check {self._url_var} and the network"
             ) from err
         except openai.OpenAIError as err:
             raise LLMError(f"the OpenAI SDK failed: {err}") from err
@@ -340,7 +367,7 @@ class OpenAIBackend:
         if not isinstance(result, expect):
             raise LLMInvalidOutput(
                 f"{self.base_url} did not answer in the OpenAI wire format ({result!r:.80}); "
-                "is OPENAI_BASE_URL an OpenAI-compatible API?"
+                f"is {self._url_var} an OpenAI-compatible API?"
             )
         return result
 
@@ -359,7 +386,7 @@ class OpenAIBackend:
                 f"{where} on all {attempts} attempt(s): {detail}; try again later"
             )
         if status in (401, 403):
-            return LLMAuthError(f"{where}: {detail}; check OPENAI_API_KEY")
+            return LLMAuthError(f"{where}: {detail}; check {self._key_var}")
         if err.code == "context_length_exceeded" or (
             status in (400, 413) and _CONTEXT_WORDS.search(detail)
         ):
@@ -372,7 +399,12 @@ class OpenAIBackend:
             )
         hint = ""
         if status == 404:
-            hint = f"; check EVIDEX_MODEL ({self.model}) and OPENAI_BASE_URL"
+            hint = f"; check EVIDEX_MODEL ({self.model}) and {self._url_var}"
+            if self.api == "azure":
+                hint = (
+                    f"; check that EVIDEX_MODEL ({self.model}) names a deployment of "
+                    "AZURE_OPENAI_ENDPOINT and that OPENAI_API_VERSION exists"
+                )
             if self.api == "responses":
                 hint += (
                     ", and if the server has no Responses API (most OpenAI-compatible "

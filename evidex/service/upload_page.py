@@ -1,0 +1,125 @@
+"""The upload page: try a document from a browser, without writing code.
+
+::
+
+    GET /                        the page (HTML): API key, file, schema, options; public
+    GET /upload-assets/{name}    upload.js, upload.css; public (static files)
+
+The page itself holds nothing secret and does no work, so it needs no key; everything it does
+goes through the ``/v1`` API with the bearer header, from ``upload.js``:
+
+- ``POST /v1/schemas/explain`` shows how a pasted JSON Schema will be read (each leaf's kind and
+  where it came from) before anything is sent, and stops a schema the API would refuse;
+- ``POST /v1/jobs`` submits; ``GET /v1/jobs/{id}`` is polled (with its ETag) until the job ends;
+- ``POST /v1/jobs/{id}/review-links`` makes the link into the review page: a browser cannot send
+  a bearer header when it follows a link, a signed review link needs none.
+
+The API key is kept in the tab's ``sessionStorage`` only (gone when the tab closes) and sent as
+``Authorization: Bearer``; never in a cookie, a URL or the page. Every error the API answers is
+shown as its problem's title and detail; a file over the upload limit is refused before it is
+sent, in the words the API would use.
+
+Names scripts rely on: the form fields ``api_key``, ``file`` and ``schema`` (a select whose
+option values are the built-in schema names), and each result row's ``data-field`` (the field's
+path) and ``data-status`` (its status). Served under the review page's Content-Security-Policy:
+scripts and styles from this app only, requests to this origin only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+from html import escape
+from string import Template
+from typing import Annotated, Any, get_args
+
+from litestar import Controller, Request, Response, get
+from litestar.enums import MediaType
+from litestar.params import PathParameter
+
+from evidex.schemas import builtin_names, get_schema
+from evidex.service.problems import PROBLEMS, ApiError, problem_responses
+from evidex.service.review import PAGE_HEADERS
+from evidex.service.review_page import static_text
+from evidex.service.services import ServicesDep
+from evidex.workers.jobs import JobOptions
+
+__all__ = ["ASSETS", "UploadPage", "render_upload"]
+
+ASSETS = {"upload.js": "text/javascript", "upload.css": "text/css"}
+DEFAULT_SCHEMA = "invoice"
+
+
+@cache
+def _version(name: str) -> str:
+    return hashlib.sha256(static_text(name).encode()).hexdigest()[:12]
+
+
+def _backends() -> list[str]:
+    """The values of ``options.llm``, read from :class:`JobOptions` so the two cannot differ."""
+    annotation = JobOptions.model_fields["llm"].annotation
+    return [str(v) for arg in get_args(annotation) for v in get_args(arg) or ()]
+
+
+def _option(value: str, text: str, selected: bool) -> str:
+    chosen = " selected" if selected else ""
+    return f'<option value="{escape(value)}"{chosen}>{escape(text)}</option>'
+
+
+def render_upload(max_upload_bytes: int, root: str = "") -> str:
+    """The page, with the built-in schemas, the backends and the upload limit filled in;
+    ``root`` is the path the app is mounted under (empty at the host's root)."""
+    names = builtin_names()
+    default = DEFAULT_SCHEMA if DEFAULT_SCHEMA in names else names[0]
+    schemas = "".join(
+        _option(name, f"{name} — {get_schema(name).description}", name == default) for name in names
+    )
+    backends = _option("", "the service's default", True) + "".join(
+        _option(name, name, False) for name in _backends()
+    )
+    return Template(static_text("upload.html")).substitute(
+        root=escape(root),
+        css=escape(f"{root}/upload-assets/upload.css?v={_version('upload.css')}"),
+        js=escape(f"{root}/upload-assets/upload.js?v={_version('upload.js')}"),
+        schemas=schemas,
+        backends=backends,
+        max_bytes=max_upload_bytes,
+        max_mib=f"{max_upload_bytes / 2**20:.3g}",
+        too_large=escape(PROBLEMS["file_too_large"].title),
+    )
+
+
+class UploadPage(Controller):
+    """``GET /`` and its static files; public, like the review page's assets."""
+
+    path = "/"
+    tags = ("upload page",)
+
+    @get(
+        "/",
+        sync_to_thread=False,
+        media_type=MediaType.HTML,
+        summary="The upload page: submit a document and see its fields (HTML)",
+        description="For people: a form (API key, file, schema, options) that submits through "
+        "POST /v1/jobs, shows the fields with their status and evidence, and links to the "
+        "review page. The key stays in the browser tab's session storage.",
+    )
+    def page(self, request: Request[Any, Any, Any], services: ServicesDep) -> Response[str]:
+        root = str(request.scope.get("root_path", "")).rstrip("/")
+        html = render_upload(services.settings.max_upload_bytes, root)
+        return Response(html, media_type=MediaType.HTML, headers=PAGE_HEADERS)
+
+    @get(
+        "/upload-assets/{name:str}",
+        sync_to_thread=False,
+        media_type=MediaType.TEXT,
+        summary="A static file of the upload page (upload.js, upload.css)",
+        responses=problem_responses("bad_request", "not_found"),
+    )
+    def asset(
+        self, name: Annotated[str, PathParameter(description="upload.js or upload.css")]
+    ) -> Response[str]:
+        if name not in ASSETS:
+            raise ApiError("not_found", f"no upload page asset {name!r}")
+        headers = {"Cache-Control": "public, max-age=86400", "X-Content-Type-Options": "nosniff"}
+        return Response(static_text(name), media_type=ASSETS[name], headers=headers)
