@@ -354,7 +354,7 @@ def _last_line(rows: Iterable[Row | None], total: int, interrupted: bool) -> str
 
 def run_batch(args: argparse.Namespace, extract_file: ExtractFile) -> int:
     """``evidex extract`` over many files; the process's exit code."""
-    from evidex.service.cli import load_schema
+    from evidex.service.cliargs import load_schema
 
     if args.out_dir is None:
         raise InputError("several files, a folder or a glob need --out-dir DIR for the results")
