@@ -34,8 +34,6 @@ where the table stands (:mod:`.tables`).
 
 from __future__ import annotations
 
-import bisect
-import functools
 import hashlib
 import itertools
 import math
@@ -63,6 +61,26 @@ from evidex.extractors.errors import (
     NoTextLayer,
     UnsupportedDocument,
 )
+from evidex.extractors.parsers.geometry import (
+    RGB,
+    Box,
+    Char,
+    as_box,
+    block_box,
+    char_row,
+    clips_text,
+    first_gap,
+    in_rows,
+    inside,
+    origin_key,
+    reading_order,
+    rgb,
+    row_box,
+    same_colour,
+    union,
+    union_boxes,
+    within,
+)
 from evidex.extractors.parsers.tables import (
     Grid,
     find_grids,
@@ -83,16 +101,13 @@ __all__ = [
     "reading_order",
 ]
 
-Box = tuple[float, float, float, float]
-RGB = tuple[float, float, float]
 T = TypeVar("T")
 _mupdf: Any = pymupdf  # PyMuPDF's annotations are partial (untyped calls); go through Any
 
 _FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_PRESERVE_LIGATURES
 _PDF_ERRORS = (RuntimeError, ValueError)  # pymupdf.FileDataError is a RuntimeError
-_GUTTER = 6.0
+GUTTER = 6.0
 _MIN_SIZE = 1.0
-_SAME_COLOUR = 0.1
 _WHITE: RGB = (1.0, 1.0, 1.0)
 OFF_PAGE, TINY = "outside the page", "near-zero font size"
 COLOUR, CLIPPED = "white or background-coloured text", "clipped/hidden"
@@ -198,14 +213,6 @@ def _open(data: bytes, filename: str) -> Any:  # a pymupdf.Document
     return doc
 
 
-@dataclass(frozen=True)
-class _Char:
-    c: str
-    box: Box
-    size: float
-    reason: str
-
-
 @dataclass
 class _Page:
     """What one page offers, read from PyMuPDF (boxes still unrotated). One text page and one
@@ -242,13 +249,13 @@ class _Page:
         for at, d in enumerate(drawings):
             kind = d.get("type")
             if kind == "clip":
-                if _clips_text(at, drawings, numbers):
-                    scissors.append(_box(d["scissor"]))
+                if clips_text(at, drawings, numbers):
+                    scissors.append(as_box(d["scissor"]))
                 continue
             if kind in ("f", "s", "fs") and "rect" in d and d.get("fill") is not None:
-                rect = _box(d["rect"])
+                rect = as_box(d["rect"])
                 fills.append(
-                    (rect, _rgb(d["fill"]), float(d.get("fill_opacity") or 1.0), d["seqno"])
+                    (rect, rgb(d["fill"]), float(d.get("fill_opacity") or 1.0), d["seqno"])
                 )
         rotation, shown = int(page.rotation), page.rect  # each a few calls into MuPDF
         return cls(
@@ -258,7 +265,7 @@ class _Page:
             words,
             fills,
             scissors,
-            _first_gap(set(numbers)),
+            first_gap(set(numbers)),
             page.rotation_matrix if rotation else None,
             rotation,
             float(shown.width),
@@ -267,7 +274,7 @@ class _Page:
 
     @cached_property
     def images(self) -> list[Box]:
-        return [_box(i["bbox"]) for i in _optional(self.pdf_page.get_image_info, [])]
+        return [as_box(i["bbox"]) for i in _optional(self.pdf_page.get_image_info, [])]
 
     @cached_property
     def clipped(self) -> Any:
@@ -280,8 +287,8 @@ class _Page:
         spans = [s["bbox"] for b in self.blocks for ln in b["lines"] for s in ln["spans"]]
         if not spans:
             return None
-        text = _union_boxes(spans)  # inside a clip rectangle: so is every span
-        if all(_within(text, c) for c in self.scissors):
+        text = union_boxes(spans)  # inside a clip rectangle: so is every span
+        if all(within(text, c) for c in self.scissors):
             return None
         flags = _FLAGS | pymupdf.TEXT_CLIP
         clipped = self.pdf_page.get_textpage(clip=_mupdf.INFINITE_RECT(), flags=flags)
@@ -301,7 +308,7 @@ class _Page:
         if self.clipped is None:
             return None
         return {
-            _key(ch["origin"])
+            origin_key(ch["origin"])
             for b in self.clipped.extractRAWDICT(cb=None)["blocks"]
             for ln in b["lines"]
             for s in ln["spans"]
@@ -317,9 +324,9 @@ class _Page:
         table_boxes: list[Box | None] = [None] * len(blocks)
         if grids:
             blocks, table_boxes = fold_tables(blocks, grids, first_table)
-        order = _reading_order(
+        order = reading_order(
             [
-                tb or (_row_box(b[0][0]) if len(b) == 1 and len(b[0]) == 1 else _block_box(b))
+                tb or (row_box(b[0][0]) if len(b) == 1 and len(b[0]) == 1 else block_box(b))
                 for b, tb in zip(blocks, table_boxes, strict=True)
             ],
             [tb is not None or len(b) > 1 for b, tb in zip(blocks, table_boxes, strict=True)],
@@ -352,8 +359,8 @@ class _Page:
                 if rows:
                     lines.append(rows)
             if len(lines) > 1:
-                boxes = [_union(r) if len(r) > 1 else _row_box(r[0]) for r in lines]
-                order = _in_rows(list(range(len(lines))), boxes)
+                boxes = [union(r) if len(r) > 1 else row_box(r[0]) for r in lines]
+                order = in_rows(list(range(len(lines))), boxes)
                 lines = [lines[i] for i in order]
             if lines:
                 out.append(lines)
@@ -412,7 +419,7 @@ class _Page:
         return [row]
 
     def _char_rows(self, line: dict[str, Any], page_no: int) -> list[dict[str, Any]]:
-        runs: list[tuple[str, list[_Char]]] = []
+        runs: list[tuple[str, list[Char]]] = []
         for span in line["spans"]:
             span_reason = self._span_reason(span)
             for ch in span["chars"]:
@@ -424,20 +431,24 @@ class _Page:
                     OFF_PAGE
                     if not (0 <= cx <= self.width and 0 <= cy <= self.height)
                     else span_reason
-                    or ("" if self.shown is None or _key(ch["origin"]) in self.shown else CLIPPED)
+                    or (
+                        ""
+                        if self.shown is None or origin_key(ch["origin"]) in self.shown
+                        else CLIPPED
+                    )
                 )
-                char = _Char(ch["c"], box, float(span["size"]), reason)
+                char = Char(ch["c"], box, float(span["size"]), reason)
                 if runs and (char.c.isspace() or reason == runs[-1][0]):
                     runs[-1][1].append(char)
                 else:
                     runs.append((reason, [char]))
-        return [r for r in (_row(chars, reason, page_no) for reason, chars in runs) if r]
+        return [r for r in (char_row(chars, reason, page_no) for reason, chars in runs) if r]
 
     @cached_property
     def _seqno(self) -> dict[tuple[float, float], int]:
         """Character origin -> drawing sequence number, read only when a span sits on a fill."""
         traces = _optional(self.pdf_page.get_texttrace, [])
-        return {_key(ch[2]): t["seqno"] for t in traces for ch in t["chars"]}
+        return {origin_key(ch[2]): t["seqno"] for t in traces for ch in t["chars"]}
 
     def _span_reason(self, span: dict[str, Any]) -> str:
         if float(span["size"]) < _MIN_SIZE:
@@ -455,191 +466,22 @@ class _Page:
                 seq: float = math.inf  # every fill beneath was drawn before any text: no trace
             else:
                 origin = span["chars"][0]["origin"] if "chars" in span else span["origin"]
-                seq = self._seqno.get(_key(origin), math.inf)
+                seq = self._seqno.get(origin_key(origin), math.inf)
             if any(s > seq and opacity >= 0.99 for _, _, opacity, s in under):
                 return CLIPPED
             background = next(
                 (c for _, c, opacity, s in reversed(under) if s < seq and opacity >= 0.5), _WHITE
             )
-        same = _same_colour(int(span["color"]), background)
+        same = same_colour(int(span["color"]), background)
         return COLOUR if same and not self._on_image(cx, cy) else ""
 
     def _on_image(self, x: float, y: float) -> bool:
-        return any(_inside(x, y, b) for b in self.images)
+        return any(inside(x, y, b) for b in self.images)
 
     def _show(self, bbox: Sequence[float]) -> Box:
         if not self.rotation:
-            return _box(bbox)
-        return _box(_mupdf.Rect(bbox) * self.matrix)
-
-
-@functools.lru_cache(maxsize=256)
-def _same_colour(colour: int, background: RGB) -> bool:
-    """Whether an sRGB integer colour is within :data:`_SAME_COLOUR` of ``background`` (each
-    channel)."""
-    text = ((colour >> 16 & 255) / 255, (colour >> 8 & 255) / 255, (colour & 255) / 255)
-    return max(abs(a - b) for a, b in zip(text, background, strict=True)) < _SAME_COLOUR
-
-
-def _row(chars: list[_Char], reason: str, page_no: int) -> dict[str, Any] | None:
-    """One row from a run of characters: edge whitespace dropped, words from whitespace gaps."""
-    body = list(chars)
-    while body and body[0].c.isspace():
-        body.pop(0)
-    while body and body[-1].c.isspace():
-        body.pop()
-    if not body:
-        return None
-    words: list[Word] = []
-    word: list[_Char] = []
-    pos = start = 0
-    for char in [*body, _Char(" ", (0.0, 0.0, 0.0, 0.0), 0.0, "")]:
-        if char.c.isspace():
-            if word:
-                words.append((start, pos, *_union_boxes([c.box for c in word])))
-            word = []
-        elif not word:
-            start, word = pos, [char]
-        else:
-            word.append(char)
-        pos += len(char.c)
-    x0, y0, x1, y1 = _union_boxes([(w[2], w[3], w[4], w[5]) for w in words])
-    return {
-        "page": page_no,
-        "text": "".join(c.c for c in body),
-        "x0": x0,
-        "y0": y0,
-        "x1": x1,
-        "y1": y1,
-        "font_size": max(c.size for c in body if not c.c.isspace()),
-        "visible": not reason,
-        "hidden_reason": reason,
-        "words": words,
-    }
-
-
-def _reading_order(boxes: Sequence[Box], multi_line: Sequence[bool]) -> list[int]:
-    """Indices of ``boxes`` in reading order (the XY-cut of the module docstring)."""
-
-    def cut(ids: list[int]) -> list[int]:
-        if len(ids) <= 1:
-            return ids
-        columns = _split(ids, boxes, 0, _GUTTER)
-        if len(columns) > 1:
-            if not any(multi_line[i] for i in ids):
-                return _in_rows(ids, boxes)
-            return [i for column in columns for i in cut(column)]
-        bands: list[list[int]] = []
-        for band in _split(ids, boxes, 1, 0.0):
-            if bands and len(_split(bands[-1] + band, boxes, 0, _GUTTER)) > 1:
-                bands[-1] = bands[-1] + band
-            else:
-                bands.append(band)
-        if len(bands) == 1:
-            return _in_rows(ids, boxes)
-        return [i for band in bands for i in cut(band)]
-
-    return cut(list(range(len(boxes))))
-
-
-def _split(ids: list[int], boxes: Sequence[Box], axis: int, gap: float) -> list[list[int]]:
-    """Groups of ``ids`` whose extents on ``axis`` (0: x, 1: y) are at least ``gap`` apart."""
-    groups: list[list[int]] = []
-    end = -math.inf
-    for i in sorted(ids, key=lambda i: (boxes[i][axis], boxes[i][axis + 2], i)):
-        if groups and boxes[i][axis] < end + gap:
-            groups[-1].append(i)
-        else:
-            groups.append([i])
-        end = max(end, boxes[i][axis + 2]) if len(groups[-1]) > 1 else boxes[i][axis + 2]
-    return groups
-
-
-def _in_rows(ids: list[int], boxes: Sequence[Box]) -> list[int]:
-    """Top to bottom; boxes whose middle is above the bottom of a row's first box join that row."""
-    rows: list[list[int]] = []
-    for i in sorted(ids, key=lambda i: (boxes[i][1], boxes[i][0], i)):
-        if rows and (boxes[i][1] + boxes[i][3]) / 2 < boxes[rows[-1][0]][3]:
-            rows[-1].append(i)
-        else:
-            rows.append([i])
-    return [i for row in rows for i in sorted(row, key=lambda i: (boxes[i][0], i))]
-
-
-def _row_box(row: dict[str, Any]) -> Box:
-    return (row["x0"], row["y0"], row["x1"], row["y1"])
-
-
-def _block_box(block: list[list[dict[str, Any]]]) -> Box:
-    return _union([r for line in block for r in line])
-
-
-def _union(rows: Sequence[dict[str, Any]]) -> Box:
-    return _union_boxes([(r["x0"], r["y0"], r["x1"], r["y1"]) for r in rows])
-
-
-def _union_boxes(boxes: Sequence[Box]) -> Box:
-    return (
-        min(b[0] for b in boxes),
-        min(b[1] for b in boxes),
-        max(b[2] for b in boxes),
-        max(b[3] for b in boxes),
-    )
-
-
-def _inside(x: float, y: float, box: Box) -> bool:
-    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
-
-
-def _box(rect: Any) -> Box:
-    x0, y0, x1, y1 = rect
-    return (float(x0), float(y0), float(x1), float(y1))
-
-
-def _clips_text(at: int, drawings: list[dict[str, Any]], numbers: list[int]) -> bool:
-    """Whether text may be drawn while the clip ``drawings[at]`` is in force: from its number
-    until the next drawing at its nesting level or above (the clip's end; none seen: the page's
-    end), some number is not a path or clip (text, an image or a shading was drawn there)."""
-    start, level = drawings[at].get("seqno"), drawings[at].get("level")
-    if not isinstance(start, int) or not isinstance(level, int):
-        return True
-    end = next(
-        (
-            int(d["seqno"])
-            for d in drawings[at + 1 :]
-            if isinstance(d.get("seqno"), int) and d.get("level", 0) <= level
-        ),
-        None,
-    )
-    if end is None:
-        return True
-    inside = bisect.bisect_left(numbers, end) - bisect.bisect_right(numbers, start)
-    return inside < end - start - 1
-
-
-def _first_gap(numbers: set[int]) -> int:
-    n = 0
-    while n in numbers:
-        n += 1
-    return n
-
-
-def _within(inner: Sequence[float], outer: Box, slack: float = 0.5) -> bool:
-    return (
-        inner[0] >= outer[0] - slack
-        and inner[1] >= outer[1] - slack
-        and inner[2] <= outer[2] + slack
-        and inner[3] <= outer[3] + slack
-    )
-
-
-def _key(origin: Sequence[float]) -> tuple[float, float]:
-    return (round(float(origin[0]), 1), round(float(origin[1]), 1))
-
-
-def _rgb(colour: Sequence[float]) -> RGB:  # get_drawings reports fills as RGB
-    r, g, b = colour
-    return (float(r), float(g), float(b))
+            return as_box(bbox)
+        return as_box(_mupdf.Rect(bbox) * self.matrix)
 
 
 def _optional(read: Callable[[], list[T]], default: list[T]) -> list[T]:
@@ -650,6 +492,5 @@ def _optional(read: Callable[[], list[T]], default: list[T]) -> list[T]:
         return default
 
 
-# Shared with the other PyMuPDF-based parsers (OCR, tables), under public names.
+# Shared with the other PyMuPDF-based parsers (OCR, tables), under a public name.
 open_pdf = _open
-reading_order = _reading_order
