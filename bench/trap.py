@@ -30,33 +30,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pymupdf
 
 from bench.common import SAMPLES
 from bench.load import _pct, _redis
 from tests.service_stack import EVIDEX, clean_env, free_port, process, wait_ready
+from tests.trap_documents import LOOKAROUND, TRAP_SCHEMA, trap_pdf
 
 INVOICE = (SAMPLES / "invoice.pdf").read_bytes()
-TRAP_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "reference_code": {
-            "type": "string",
-            "pattern": "^(a+)+$",
-            "description": "The reference code",
-        }
-    },
-}
-LOOKAROUND = {"type": "object", "properties": {"code": {"type": "string", "pattern": "(?=a)b"}}}
 TARGET_RATIO, TARGET_TRAP_S = 2.0, 30.0
-
-
-def trap_pdf() -> bytes:
-    doc = pymupdf.open()
-    doc.new_page().insert_text((72, 72), "Reference code: " + "a" * 34 + "!")
-    data: bytes = doc.tobytes()
-    doc.close()
-    return data
 
 
 class Tenant:

