@@ -46,9 +46,9 @@ from fieldproof.ground import find_candidates_in_document, rects_for_match
 
 from bench.common import eval_dir
 from bench.verifier_compare import to_fieldproof
-from evidex.extractors.align import DocText
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
-from evidex.extractors.verify import boxes_for
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.verify.align import DocText
+from evidex.extractors.verify.fields import boxes_for
 
 SEP = "<omitted>"
 PAD = 1.0

@@ -28,7 +28,7 @@ import pandas as pd
 from bench.common import eval_dir
 from evidex.extractors.document import make_lines
 from evidex.extractors.gate import THRESHOLD, assess, profile
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
 from evidex.schemas import BUILTIN, SchemaDef, get_schema, schema_from_json
 
 NDA = {

@@ -40,7 +40,7 @@ from text_to_num import alpha2digit
 from bench.common import SAMPLES, eval_dir
 from evidex.extractors.document import ParsedDocument
 from evidex.extractors.llm.rules import RulesBackend
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
 from evidex.extractors.pipeline import extract_parsed
 from evidex.schemas import Result, SchemaDef, Status, get_schema, schema_from_json
 

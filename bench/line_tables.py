@@ -21,7 +21,7 @@ import pandas as pd
 
 from bench.common import SAMPLES, eval_dir
 from evidex.extractors.errors import DocumentError
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
 
 MODES = ("words", "off")
 

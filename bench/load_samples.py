@@ -16,8 +16,8 @@ from typing import Any
 import pymupdf
 
 from bench.common import ROOT, SAMPLES
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
-from evidex.extractors.verify import verify
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.verify.fields import verify
 from evidex.schemas import SchemaDef, get_schema, schema_from_json
 from evidex.schemas.answer import build_answer
 from tests.sample_answers import SCHEMAS, cite, perfect_fields

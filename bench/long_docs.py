@@ -45,12 +45,12 @@ from typing import Any
 import pymupdf
 
 from bench.common import ROOT, eval_dir
-from evidex.extractors.align import DocText
-from evidex.extractors.context import ContextBudget
 from evidex.extractors.document import ParsedDocument
 from evidex.extractors.llm.openai_backend import OpenAIBackend
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
 from evidex.extractors.pipeline import extract_parsed
+from evidex.extractors.plan.context import ContextBudget
+from evidex.extractors.verify.align import DocText
 from evidex.schemas import Result, SchemaDef, Status, schema_from_json
 
 sys.path.insert(0, str(ROOT / "tests"))  # the local OpenAI-wire server and the agreement

@@ -24,12 +24,12 @@ from typing import Any
 import pymupdf
 
 from bench.common import SAMPLES, best_of, eval_dir
-from evidex.extractors.align import DocText
 from evidex.extractors.errors import DocumentError
 from evidex.extractors.llm.base import LLMRequest
 from evidex.extractors.llm.rules import RulesBackend
-from evidex.extractors.parsers.pymupdf_parser import TABLE_MODES, PyMuPDFParser
-from evidex.extractors.verify import verify
+from evidex.extractors.parse.pymupdf_parser import TABLE_MODES, PyMuPDFParser
+from evidex.extractors.verify.align import DocText
+from evidex.extractors.verify.fields import verify
 from evidex.schemas import get_schema
 
 FAMILY_SCHEMA = {
@@ -162,7 +162,7 @@ def generated_pdf(pages: int) -> bytes:
 
 _CHILD = """
 import json, resource, sys
-from evidex.extractors.parsers.pymupdf_parser import TABLE_MODES, PyMuPDFParser
+from evidex.extractors.parse.pymupdf_parser import TABLE_MODES, PyMuPDFParser
 data = open(sys.argv[1], "rb").read()
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 lines = PyMuPDFParser().parse(data, "generated.pdf").lines

@@ -27,9 +27,9 @@ import pymupdf
 from bench.common import SAMPLES, best_of, eval_dir
 from evidex.extractors.document import Parser
 from evidex.extractors.errors import NoTextLayer
-from evidex.extractors.parsers.auto import AutoParser
-from evidex.extractors.parsers.ocr import OcrParser
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.auto import AutoParser
+from evidex.extractors.parse.ocr import OcrParser
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
 
 mu: Any = pymupdf
 SAMPLE_FILES = ("cv.pdf", "invoice.pdf", "contract.pdf")

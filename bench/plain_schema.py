@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
-from evidex.extractors.parsers.text import TextParser
+from evidex.extractors.parse.text import TextParser
 from evidex.extractors.pipeline import extract
 from evidex.schemas import schema_from_json
 

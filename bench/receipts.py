@@ -30,7 +30,7 @@ Figures per source:
 * ``--calibrate``: per engine, the reliability of the raw line confidence against the
   transcript (a line is read right when its text, spaces aside, equals the transcript segments
   whose centres lie in its box, joined: an isotonic fit of the share read right per score), and
-  the curve to paste into ``evidex/extractors/parsers/ocr/calibrate.py``: the raw score under
+  the curve to paste into ``evidex/extractors/parse/ocr/calibrate.py``: the raw score under
   which only 5% of the lines read right fall is mapped to 0.6 (verification's "low OCR
   confidence"), 0 to 0 and 1 to 1, linearly between; then, with it, the share of right lines
   flagged low and of wrong lines not flagged.
@@ -54,15 +54,15 @@ from typing import Any
 from bench.common import eval_dir
 from evidex.extractors.document import ParsedDocument, make_lines, make_pages
 from evidex.extractors.llm.rules import RulesBackend
-from evidex.extractors.parsers.ocr import OcrParser
-from evidex.extractors.parsers.ocr import calibrate as calibration
+from evidex.extractors.parse.ocr import OcrParser
+from evidex.extractors.parse.ocr import calibrate as calibration
 from evidex.extractors.pipeline import extract_parsed
 from evidex.schemas import schema_from_json
 
 KEYS = ("company", "date", "address", "total")
 SCHEMA = {"type": "object", "properties": {k: {"type": "string"} for k in KEYS}}
 SOURCES = ("tesseract", "rapidocr", "auto", "gold")
-OCR_LOW = 0.6  # as evidex.extractors.verify.OCR_LOW
+OCR_LOW = 0.6  # as evidex.extractors.verify.fields.OCR_LOW
 RIGHT_FLAGGED = 0.05  # the share of lines read right that the curve lets fall under OCR_LOW
 
 

@@ -58,10 +58,10 @@ from bench.common import SAMPLES, best_of
 from bench.verifier_cases import AUTO, CASES, DOCS, TEXT_DOCS, Case, hidden_pdf, kind_of
 from evidex.extractors.document import ParsedDocument
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
-from evidex.extractors.parsers.text import TextParser
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.text import TextParser
 from evidex.extractors.pipeline import extract_parsed
-from evidex.extractors.verify import verify
+from evidex.extractors.verify.fields import verify
 from evidex.schemas import Result, Status, get_schema
 
 FP_INVOICE = {"seller.name": "vendor_name", "purchase_order": "po_number"}

@@ -45,7 +45,7 @@ from typing import Any
 import redis
 
 from evidex.extractors.llm.scripted import build_answer
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
 from evidex.schemas import get_schema
 from evidex.workers.budget import Budget
 from evidex.workers.celery_app import make_celery

@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from evidex.extractors.llm.base import LLMRequest
-from evidex.extractors.parsers.text import TextParser
+from evidex.extractors.parse.text import TextParser
 from evidex.schemas import build_answer, schema_from_json
 
 WORDS = [

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from evidex.extractors.context import ContextBudget
 from evidex.extractors.document import Parser
 from evidex.extractors.llm.base import LLMBackend
+from evidex.extractors.plan.context import ContextBudget
 from evidex.extractors.settings import Settings
 from evidex.schemas import ConfigError
 
 __all__ = ["OCR_ENGINES", "PARSERS", "make_context", "make_llm", "make_parser"]
 
 PARSERS = ("auto", "pymupdf", "ocr", "azure", "text")
-OCR_ENGINES = ("tesseract", "rapidocr", "auto")  # as evidex.extractors.parsers.ocr.ENGINES
+OCR_ENGINES = ("tesseract", "rapidocr", "auto")  # as evidex.extractors.parse.ocr.ENGINES
 
 
 def make_parser(
@@ -39,7 +39,7 @@ def make_parser(
     engine = ocr or (settings.ocr_engine if settings is not None else None)
     layer: Parser | None = None
     if tables is not None and name in ("auto", "pymupdf", "ocr"):
-        from evidex.extractors.parsers.pymupdf_parser import TABLE_MODES, PyMuPDFParser
+        from evidex.extractors.parse.pymupdf_parser import TABLE_MODES, PyMuPDFParser
 
         if tables not in TABLE_MODES:
             raise ConfigError(
@@ -49,23 +49,23 @@ def make_parser(
         if name == "pymupdf":
             return layer
     if name in ("auto", "ocr"):
-        from evidex.extractors.parsers.ocr import DEFAULT_ENGINE, OcrParser
+        from evidex.extractors.parse.ocr import DEFAULT_ENGINE, OcrParser
 
         local = OcrParser(text_layer=layer, engine=engine or DEFAULT_ENGINE)
         if name == "ocr":
             return local
-        from evidex.extractors.parsers.auto import AutoParser, azure_parser
+        from evidex.extractors.parse.auto import AutoParser, azure_parser
 
         azure = azure_parser(settings) if settings is not None else None
         return AutoParser(text_layer=layer, ocr=local, azure=azure)
     if name == "pymupdf":
-        from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
+        from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
 
         return PyMuPDFParser()
     if name == "azure":
         return _azure(settings)
     if name == "text":
-        from evidex.extractors.parsers.text import TextParser
+        from evidex.extractors.parse.text import TextParser
 
         return TextParser()
     raise ConfigError(f"parser {name!r} does not exist; use one of: {', '.join(PARSERS)}")
@@ -73,7 +73,7 @@ def make_parser(
 
 def _azure(settings: Settings | None) -> Parser:
     try:
-        from evidex.extractors.parsers.azure_layout import AzureLayoutParser
+        from evidex.extractors.parse.azure_layout import AzureLayoutParser
     except ImportError:
         raise ConfigError(
             "parser 'azure' is not available in this version (its module or the "

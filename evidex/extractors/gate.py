@@ -49,11 +49,11 @@ import Stemmer
 
 from evidex.extractors.document import ParsedDocument
 from evidex.extractors.errors import DocumentMismatch, EmptyDocument
-from evidex.extractors.groups import Unit, units
 from evidex.extractors.llm.rules.contact import find_phones
 from evidex.extractors.llm.rules.money import currency_marks
 from evidex.extractors.llm.rules.values import SEARCHED
-from evidex.extractors.pages import KIND_WORDS
+from evidex.extractors.plan.groups import Unit, units
+from evidex.extractors.plan.pages import KIND_WORDS
 from evidex.schemas import BUILTIN, GateTrace, LeafSpec, SchemaDef
 from evidex.schemas.kinds import label_kind, name_tokens
 

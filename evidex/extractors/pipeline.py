@@ -3,7 +3,7 @@
 The composition: every stage comes in as an argument (a ``Parser``, an ``LLMBackend``), so the
 same function runs with real backends, offline rules, or shipped fakes.
 
-With a context budget (:class:`~evidex.extractors.context.ContextBudget`) a document too long
+With a context budget (:class:`~evidex.extractors.plan.context.ContextBudget`) a document too long
 for the model's window is planned into calls (:mod:`.plan`): pages chosen by relevance, the
 schema split only when one call cannot hold every field's pages. After the calls, every list
 whose evidence reaches a page the model was not sent the next page of is checked
@@ -21,15 +21,15 @@ from typing import Any
 import pandas as pd
 
 from evidex import __version__
-from evidex.extractors.completeness import continuation, mark_incomplete
-from evidex.extractors.context import ContextBudget, ContextTooSmall
 from evidex.extractors.document import ParsedDocument, Parser
 from evidex.extractors.errors import LLMContextExceeded
 from evidex.extractors.gate import screen
-from evidex.extractors.groups import merge_answers
 from evidex.extractors.llm.base import LLMBackend, LLMRequest, LLMResponse
-from evidex.extractors.plan import Call, JobPlan, Planner
-from evidex.extractors.verify import Verification, verify
+from evidex.extractors.plan.calls import Call, JobPlan, Planner
+from evidex.extractors.plan.completeness import continuation, mark_incomplete
+from evidex.extractors.plan.context import ContextBudget, ContextTooSmall
+from evidex.extractors.plan.groups import merge_answers
+from evidex.extractors.verify.fields import Verification, verify
 from evidex.schemas import (
     CallTrace,
     ContextTrace,

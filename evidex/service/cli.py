@@ -55,11 +55,11 @@ def _extract(args: argparse.Namespace) -> int:
         args.out.write_text(result.to_json() + "\n", encoding="utf-8")
     if args.annotate:
         if result.document.page_info and result.document.page_info[0].unit == "px":
-            from evidex.extractors.parsers.images import annotate_image
+            from evidex.extractors.parse.images import annotate_image
 
             args.annotate.write_bytes(annotate_image(data, result))  # a PNG of page 1
         else:
-            from evidex.extractors.highlight import annotate
+            from evidex.extractors.parse.highlight import annotate
 
             args.annotate.write_bytes(annotate(data, result))
     if not args.quiet:
@@ -75,7 +75,7 @@ def _verify(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from evidex.extractors.backends import make_parser
-    from evidex.extractors.reverify import reverify
+    from evidex.extractors.verify.reverify import reverify
     from evidex.schemas import InputError, Result
     from evidex.service.report import render_report
 

@@ -8,7 +8,7 @@ sender's own allowlist rule, :func:`evidex.workers.webhooks.check_allowed`), the
 (``file_too_large``), empty (``document_empty``), the format read from the bytes — PDF, PNG,
 JPEG or TIFF, and the same as the file's extension when it has one (``unsupported_media_type``:
 a PNG named ``.pdf`` is refused); last, the file is opened, without extracting anything
-(:func:`evidex.extractors.parsers.probe.probe`: ``pdf_encrypted``, ``pdf_corrupt``,
+(:func:`evidex.extractors.parse.probe.probe`: ``pdf_encrypted``, ``pdf_corrupt``,
 ``pdf_no_pages``, ``too_many_pages``, a page selection outside the document), so the API rejects
 up front what no parser can read while scans, which the ``auto`` parser reads by OCR, go through.
 
@@ -37,10 +37,10 @@ from typing import Any
 
 from pydantic import PydanticUserError, ValidationError
 
-from evidex.extractors.context import ContextBudget, ContextTooSmall
 from evidex.extractors.document import parse_pages
-from evidex.extractors.parsers.probe import Probe, probe
-from evidex.extractors.plan import check_window
+from evidex.extractors.parse.probe import Probe, probe
+from evidex.extractors.plan.calls import check_window
+from evidex.extractors.plan.context import ContextBudget, ContextTooSmall
 from evidex.schemas import MAX_SCHEMA_BYTES, SchemaDef, SchemaInvalid, get_schema
 from evidex.service.problems import ApiError
 from evidex.service.services import Services

@@ -14,8 +14,8 @@ from litestar.enums import RequestEncodingType
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter
 
-from evidex.extractors.highlight import annotate
-from evidex.extractors.parsers.images import annotate_image
+from evidex.extractors.parse.highlight import annotate
+from evidex.extractors.parse.images import annotate_image
 from evidex.schemas import Result
 from evidex.service.decisions import decisions_key
 from evidex.service.intake import Submission, submit

@@ -4,10 +4,11 @@
                       [--tables words|layout|off] [--pages 1-3,5] [--format tsv|jsonl]
 
 One row per line: ``line`` (the global number the model cites), ``page``, ``line_in_page``,
-``text`` (as the prompt holds it: :func:`evidex.extractors.prompt.render_lines`), ``confidence``
-(the calibrated OCR confidence, empty / null for text read from a text layer) and ``source``
-(the parser that read it). TSV has a header row; JSONL one object per line with those keys. So a
-person, or a script, can tell what OCR lost from what extraction missed without importing evidex.
+``text`` (as the prompt holds it: :func:`evidex.extractors.plan.prompt.render_lines`),
+``confidence`` (the calibrated OCR confidence, empty / null for text read from a text layer)
+and ``source`` (the parser that read it). TSV has a header row; JSONL one object per line with
+those keys. So a person, or a script, can tell what OCR lost from what extraction missed
+without importing evidex.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ COLUMNS = ("line", "page", "line_in_page", "text", "confidence", "source")
 
 def line_rows(lines: Any) -> list[dict[str, Any]]:
     """The rows of a line table as ``evidex lines`` prints them."""
-    from evidex.extractors.prompt import render_lines
+    from evidex.extractors.plan.prompt import render_lines
 
     rendered = render_lines(lines).split("\n") if len(lines) else []
     out = []

@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from evidex.extractors.backends import make_parser
-from evidex.extractors.reverify import reverify
+from evidex.extractors.verify.reverify import reverify
 from evidex.schemas import InputError, Result, SchemaDef, Status, Summary, builtin_names, get_schema
 from evidex.service.cliargs import parse_args
 from evidex.service.intake import read_schema

@@ -6,7 +6,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from evidex.extractors.reverify import Change
+from evidex.extractors.verify.reverify import Change
 from evidex.schemas import Result, Status
 
 __all__ = ["render_report"]

@@ -39,7 +39,7 @@ from litestar import Controller, Request, Response, get, patch
 from litestar.enums import MediaType
 from litestar.params import Body, PathParameter
 
-from evidex.extractors.render import (
+from evidex.extractors.parse.render import (
     image_frames,
     page_sizes,
     pixel_size,

@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 import redis
 from redis.exceptions import RedisError
 
-from evidex.extractors.prompt import Prompt
+from evidex.extractors.plan.prompt import Prompt
 from evidex.extractors.settings import Settings
 from evidex.schemas import RunError, SchemaDef
 from evidex.workers.redisdriver import driver_info

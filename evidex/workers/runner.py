@@ -49,9 +49,9 @@ from evidex.extractors.document import select_pages
 from evidex.extractors.gate import screen
 from evidex.extractors.llm.base import LLMBackend, LLMRequest, LLMResponse
 from evidex.extractors.pipeline import extract_parsed, plan_job
-from evidex.extractors.plan import JobPlan
+from evidex.extractors.plan.calls import JobPlan
 from evidex.extractors.settings import Settings
-from evidex.extractors.verify import Verification
+from evidex.extractors.verify.fields import Verification
 from evidex.schemas import ConfigError, EvidexError, SchemaDef
 from evidex.schemas.errors import InputError, RunError
 from evidex.workers.budget import Budget, BudgetUnavailable, job_upper_bound, tokens_used

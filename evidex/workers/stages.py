@@ -49,7 +49,7 @@ from evidex.extractors.backends import make_parser
 from evidex.extractors.document import ParsedDocument
 from evidex.extractors.llm.base import LLMBackend, LLMRequest, LLMResponse
 from evidex.extractors.settings import Settings
-from evidex.extractors.verify import Verification, verify
+from evidex.extractors.verify.fields import Verification, verify
 from evidex.schemas import SchemaDef
 from evidex.schemas.errors import RunError
 

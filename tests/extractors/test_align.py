@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from evidex.extractors.align import DocText
-from evidex.extractors.parsers.text import TextParser
+from evidex.extractors.parse.text import TextParser
+from evidex.extractors.verify.align import DocText
 
 TEXT = (
     "Order 4821 placed\n"

@@ -15,11 +15,11 @@ from sample_answers import SAMPLES
 from evidex.extractors.backends import PARSERS, make_parser
 from evidex.extractors.document import ParsedDocument, make_lines
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
-from evidex.extractors.parsers.auto import AutoParser
-from evidex.extractors.parsers.ocr import OcrParser, Tesseract, find_tessdata, needs_ocr
-from evidex.extractors.parsers.ocr.rapid import RapidOcr
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
-from evidex.extractors.parsers.text import TextParser
+from evidex.extractors.parse.auto import AutoParser
+from evidex.extractors.parse.ocr import OcrParser, Tesseract, find_tessdata, needs_ocr
+from evidex.extractors.parse.ocr.rapid import RapidOcr
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.text import TextParser
 from evidex.extractors.pipeline import extract_parsed
 from evidex.extractors.settings import Settings
 from evidex.schemas import ConfigError, Result, Status, get_schema

@@ -23,7 +23,7 @@ from evidex.extractors.document import ParsedDocument
 from evidex.extractors.errors import CorruptDocument, EmptyDocument, UnsupportedDocument
 from evidex.extractors.llm.base import LLMRequest
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
-from evidex.extractors.parsers.azure_layout import (
+from evidex.extractors.parse.azure_layout import (
     AzureAuthError,
     AzureLayoutParser,
     AzureQuota,

@@ -20,8 +20,8 @@ from evidex.extractors.llm.azure_openai import AzureTarget
 from evidex.extractors.llm.base import LLMRequest
 from evidex.extractors.llm.openai_backend import OpenAIBackend
 from evidex.extractors.llm.scripted import build_answer
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
-from evidex.extractors.parsers.text import TextParser
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.text import TextParser
 from evidex.extractors.settings import Settings
 from evidex.schemas import ConfigError, get_schema
 from evidex.service.cli import main

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from evidex.extractors.compare import check_value
+from evidex.extractors.verify.compare import check_value
 
 EUR = {"value": 1234.56, "currency": "EUR"}
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from evidex.extractors.completeness import continuation, marker, next_markers
-from evidex.extractors.parsers.text import TextParser
+from evidex.extractors.parse.text import TextParser
+from evidex.extractors.plan.completeness import continuation, marker, next_markers
 
 
 def doc(*pages: str):

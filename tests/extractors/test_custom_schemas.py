@@ -11,8 +11,8 @@ import pytest
 
 from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
-from evidex.extractors.parsers.text import TextParser
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.text import TextParser
 from evidex.extractors.pipeline import extract
 from evidex.schemas import Result, Status, schema_from_json
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evidex.extractors.document import parse_pages, select_pages
-from evidex.extractors.parsers.text import TextParser
+from evidex.extractors.parse.text import TextParser
 
 
 @pytest.mark.parametrize(

@@ -16,8 +16,8 @@ from evidex.extractors.document import ParsedDocument, make_lines, make_pages
 from evidex.extractors.errors import DocumentMismatch, EmptyDocument
 from evidex.extractors.gate import MIN_STEMS, THRESHOLD, assess, profile, screen
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
-from evidex.extractors.parsers.text import TextParser
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.text import TextParser
 from evidex.extractors.pipeline import extract, extract_parsed
 from evidex.schemas import BUILTIN, get_schema, schema_from_json
 

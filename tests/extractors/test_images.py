@@ -13,12 +13,12 @@ from sample_answers import SAMPLES
 
 from evidex.extractors.document import ParsedDocument
 from evidex.extractors.errors import CorruptDocument
-from evidex.extractors.highlight import COLOURS
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
-from evidex.extractors.parsers.auto import AutoParser
-from evidex.extractors.parsers.images import annotate_image, image_pages, image_type
-from evidex.extractors.parsers.ocr import OcrParser, find_tessdata
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.auto import AutoParser
+from evidex.extractors.parse.highlight import COLOURS
+from evidex.extractors.parse.images import annotate_image, image_pages, image_type
+from evidex.extractors.parse.ocr import OcrParser, find_tessdata
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
 from evidex.extractors.pipeline import extract_parsed
 from evidex.schemas import Result, Status, get_schema
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from evidex.extractors.compare import check_value
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
-from evidex.extractors.locales import settle_order, territory_order
-from evidex.extractors.parsers.text import TextParser
+from evidex.extractors.parse.text import TextParser
 from evidex.extractors.pipeline import extract_parsed
-from evidex.extractors.readings import currencies_in, numbers_in
+from evidex.extractors.verify.compare import check_value
+from evidex.extractors.verify.locales import settle_order, territory_order
+from evidex.extractors.verify.readings import currencies_in, numbers_in
 from evidex.schemas import FieldResult, SchemaDef, Status, schema_from_json
 
 

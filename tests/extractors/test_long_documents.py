@@ -29,12 +29,12 @@ from long_contract import reader as contract_reader
 from long_contract import schema as contract_schema
 from long_contract_facility import FACILITY
 
-from evidex.extractors.context import ContextBudget, ContextTooSmall
 from evidex.extractors.document import ParsedDocument, select_pages
 from evidex.extractors.errors import LLMContextExceeded
 from evidex.extractors.llm.openai_backend import OpenAIBackend
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
 from evidex.extractors.pipeline import extract_parsed
+from evidex.extractors.plan.context import ContextBudget, ContextTooSmall
 from evidex.schemas import ListCompleteness, Result, SchemaDef, Status, schema_from_json
 
 WINDOW = 16_000

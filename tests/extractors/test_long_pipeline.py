@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 from long_supply import FACTS, SCHEMA, document, reader
 
-from evidex.extractors.context import ContextBudget
-from evidex.extractors.groups import merge_answers, sub_schema, units
 from evidex.extractors.llm.base import LLMRequest
 from evidex.extractors.llm.scripted import ScriptedLLM
-from evidex.extractors.parsers.text import TextParser
+from evidex.extractors.parse.text import TextParser
 from evidex.extractors.pipeline import MAX_CONTINUATIONS, extract_parsed, planned_calls
-from evidex.extractors.plan import Planner
-from evidex.extractors.reverify import reverify
+from evidex.extractors.plan.calls import Planner
+from evidex.extractors.plan.context import ContextBudget
+from evidex.extractors.plan.groups import merge_answers, sub_schema, units
+from evidex.extractors.verify.reverify import reverify
 from evidex.schemas import NOT_FOUND, Status, build_answer, get_schema
 
 

@@ -19,10 +19,10 @@ from sample_answers import SAMPLES, SCHEMAS, expected, perfect_fields
 from evidex.extractors.document import ParsedDocument
 from evidex.extractors.errors import NoTextLayer
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
-from evidex.extractors.parsers.ocr import OcrParser, OcrWord, Tesseract, find_tessdata
-from evidex.extractors.parsers.ocr.lines import page_rows
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
-from evidex.extractors.parsers.text import TextParser
+from evidex.extractors.parse.ocr import OcrParser, OcrWord, Tesseract, find_tessdata
+from evidex.extractors.parse.ocr.lines import page_rows
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.text import TextParser
 from evidex.extractors.pipeline import extract_parsed
 from evidex.schemas import Box, ConfigError, Result, Status, get_schema
 

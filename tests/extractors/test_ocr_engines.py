@@ -18,13 +18,13 @@ from sample_answers import SAMPLES
 
 from evidex.extractors.errors import CorruptDocument, EmptyDocument, ImageTooLarge
 from evidex.extractors.llm.rules import RulesBackend
-from evidex.extractors.parsers.images import image_type
-from evidex.extractors.parsers.ocr import OcrParser, OcrWord, ScriptedEngine, find_tessdata
-from evidex.extractors.parsers.ocr.calibrate import CURVES, calibrated
-from evidex.extractors.parsers.ocr.choose import Reading, better, needs_second, quality
-from evidex.extractors.parsers.ocr.prepare import MAX_SIDE, prepare
-from evidex.extractors.parsers.ocr.rapid import spaced_words
-from evidex.extractors.parsers.probe import probe
+from evidex.extractors.parse.images import image_type
+from evidex.extractors.parse.ocr import OcrParser, OcrWord, ScriptedEngine, find_tessdata
+from evidex.extractors.parse.ocr.calibrate import CURVES, calibrated
+from evidex.extractors.parse.ocr.choose import Reading, better, needs_second, quality
+from evidex.extractors.parse.ocr.prepare import MAX_SIDE, prepare
+from evidex.extractors.parse.ocr.rapid import spaced_words
+from evidex.extractors.parse.probe import probe
 from evidex.extractors.pipeline import extract_parsed
 from evidex.schemas import schema_from_json
 

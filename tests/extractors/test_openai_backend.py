@@ -21,7 +21,7 @@ from evidex.extractors.errors import (
 )
 from evidex.extractors.llm.base import LLMRequest
 from evidex.extractors.llm.openai_backend import OpenAIBackend
-from evidex.extractors.parsers.text import TextParser
+from evidex.extractors.parse.text import TextParser
 from evidex.extractors.settings import Settings
 from evidex.schemas import ConfigError, build_answer, get_schema
 

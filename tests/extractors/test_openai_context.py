@@ -12,7 +12,7 @@ from fake_openai import CHAT, RESPONSES, FakeOpenAI, Reply, fixture
 from evidex.extractors.errors import LLMBadRequest, LLMContextExceeded
 from evidex.extractors.llm.base import LLMRequest
 from evidex.extractors.llm.openai_backend import OpenAIBackend
-from evidex.extractors.parsers.text import TextParser
+from evidex.extractors.parse.text import TextParser
 from evidex.schemas import build_answer, get_schema
 
 INVOICE = get_schema("invoice")

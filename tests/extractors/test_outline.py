@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from evidex.extractors.outline import outline
-from evidex.extractors.pages import PageIndex, field_query
+from evidex.extractors.plan.outline import outline
+from evidex.extractors.plan.pages import PageIndex, field_query
 from evidex.schemas import LeafSpec
 
 USES = (

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from evidex.extractors.context import ContextBudget
-from evidex.extractors.pages import choose_pages, field_query, page_texts, rank_pages
-from evidex.extractors.parsers.text import TextParser
+from evidex.extractors.parse.text import TextParser
+from evidex.extractors.plan.context import ContextBudget
+from evidex.extractors.plan.pages import choose_pages, field_query, page_texts, rank_pages
 from evidex.schemas import get_schema
 
 PAGES = [

@@ -11,9 +11,9 @@ import pytest
 from sample_answers import SAMPLES, SCHEMAS, expected, perfect_fields
 
 from evidex.extractors.document import ParsedDocument
-from evidex.extractors.highlight import COLOURS, annotate
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.highlight import COLOURS, annotate
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
 from evidex.extractors.pipeline import extract_parsed
 from evidex.schemas import Result, Status, get_schema
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from evidex.extractors.parsers.text import TextParser
-from evidex.extractors.prompt import BASE, HEADER, PROMPT_VERSION, build_prompt
+from evidex.extractors.parse.text import TextParser
+from evidex.extractors.plan.prompt import BASE, HEADER, PROMPT_VERSION, build_prompt
 from evidex.schemas import get_schema, schema_from_json
 
 DOC = TextParser().parse(b"Jane Doe\njane@example.com\n\fPage two line\n", "cv.txt")

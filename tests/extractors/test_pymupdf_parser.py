@@ -22,8 +22,8 @@ from evidex.extractors.errors import (
     NoTextLayer,
     UnsupportedDocument,
 )
-from evidex.extractors.parsers import pymupdf_parser
-from evidex.extractors.parsers.pymupdf_parser import (
+from evidex.extractors.parse import pymupdf_parser
+from evidex.extractors.parse.pymupdf_parser import (
     CLIPPED,
     COLOUR,
     OFF_PAGE,

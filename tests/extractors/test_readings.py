@@ -7,7 +7,7 @@ import datetime as dt
 import dateparser
 import pytest
 
-from evidex.extractors.readings import _english_date, dates_in
+from evidex.extractors.verify.readings import _english_date, dates_in
 
 SETTINGS = {"PREFER_DAY_OF_MONTH": "first", "REQUIRE_PARTS": ["month", "year"]}
 

@@ -11,7 +11,7 @@ from evidex.extractors.document import ParsedDocument, make_lines, make_pages
 from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.llm.rules.lines import Lines
 from evidex.extractors.llm.rules.payment import payment, row_cells, signed
-from evidex.extractors.parsers.text import TextParser
+from evidex.extractors.parse.text import TextParser
 from evidex.extractors.pipeline import extract_parsed
 from evidex.schemas import FieldResult, Result, Status, schema_from_json
 

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from evidex.extractors.crossfield import check_rules
 from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
-from evidex.extractors.parsers.text import TextParser
+from evidex.extractors.parse.text import TextParser
 from evidex.extractors.pipeline import extract_parsed
+from evidex.extractors.verify.crossfield import check_rules
 from evidex.schemas import (
     Result,
     SchemaInvalid,

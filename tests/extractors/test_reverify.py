@@ -7,9 +7,9 @@ from sample_answers import SAMPLES
 
 from evidex.extractors.document import ParsedDocument
 from evidex.extractors.llm.rules import RulesBackend
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
 from evidex.extractors.pipeline import extract_parsed
-from evidex.extractors.reverify import Change, reverify
+from evidex.extractors.verify.reverify import Change, reverify
 from evidex.schemas import InputError, Result, Status, get_schema
 from evidex.service.report import render_report
 

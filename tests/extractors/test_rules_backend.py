@@ -14,8 +14,8 @@ from pydantic import BaseModel
 from evidex.extractors.document import ParsedDocument
 from evidex.extractors.llm.base import LLMRequest, LLMResponse
 from evidex.extractors.llm.rules import NOTE, RulesBackend
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
-from evidex.extractors.parsers.text import TextParser
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.text import TextParser
 from evidex.extractors.pipeline import extract_parsed
 from evidex.schemas import (
     FieldExtraction,

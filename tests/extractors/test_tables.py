@@ -11,11 +11,11 @@ from sample_answers import SAMPLES, SCHEMAS, perfect_fields
 
 from evidex.extractors.document import ParsedDocument, make_lines
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
-from evidex.extractors.parsers import tables as table_module
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
-from evidex.extractors.parsers.tables import Grid, _body_end, _CellWord, fold_tables
+from evidex.extractors.parse import tables as table_module
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.tables import Grid, _body_end, _CellWord, fold_tables
 from evidex.extractors.pipeline import extract_parsed
-from evidex.extractors.prompt import TABLE_FRAGMENT, build_prompt
+from evidex.extractors.plan.prompt import TABLE_FRAGMENT, build_prompt
 from evidex.schemas import Status, get_schema
 
 INVOICE = (SAMPLES / "invoice.pdf").read_bytes()
@@ -113,7 +113,7 @@ def test_the_layout_model_runs_only_on_request_and_on_pages_that_look_tabular(
         calls.append(page.number)
         return real(page, show)
 
-    monkeypatch.setattr("evidex.extractors.parsers.pymupdf_parser.find_grids", spy)
+    monkeypatch.setattr("evidex.extractors.parse.pymupdf_parser.find_grids", spy)
     layout = PyMuPDFParser(tables="layout")
     layout.parse((SAMPLES / "contract.pdf").read_bytes(), "contract.pdf")
     assert calls == [2]  # the signature block (Name: … Name: …) looks tabular; the prose not

@@ -8,7 +8,7 @@ import pytest
 
 from evidex.extractors.document import ParsedDocument
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
-from evidex.extractors.parsers.text import TextParser
+from evidex.extractors.parse.text import TextParser
 from evidex.extractors.pipeline import extract, extract_parsed
 from evidex.schemas import Result, Status, get_schema
 

@@ -19,7 +19,7 @@ from litestar.testing import TestClient
 from sample_answers import SAMPLES
 
 from evidex.extractors.llm.rules import RulesBackend
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
 from evidex.extractors.pipeline import extract
 from evidex.schemas import get_schema
 from evidex.service.app import create_app

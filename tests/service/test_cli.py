@@ -15,7 +15,7 @@ from fake_openai import CHAT, RESPONSES, FakeOpenAI, Reply, fixture
 from sample_answers import SAMPLES, perfect_fields
 
 from evidex.extractors.llm.scripted import build_answer
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
 from evidex.schemas import get_schema
 from evidex.service.cli import main
 

@@ -13,9 +13,9 @@ import pymupdf
 import pytest
 from sample_answers import SAMPLES
 
-from evidex.extractors.parsers.ocr import find_tessdata
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
-from evidex.extractors.prompt import render_lines
+from evidex.extractors.parse.ocr import find_tessdata
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.plan.prompt import render_lines
 
 INVOICE = SAMPLES / "invoice.pdf"
 mu: Any = pymupdf

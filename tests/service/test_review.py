@@ -22,10 +22,10 @@ import pytest
 from test_api import ACME, GLOBEX, INVOICE, KEYS, Harness, harness, problem
 
 from evidex.extractors.llm.rules import RulesBackend
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.render import pixel_size
 from evidex.extractors.pipeline import extract
-from evidex.extractors.render import pixel_size
-from evidex.extractors.reverify import reverify
+from evidex.extractors.verify.reverify import reverify
 from evidex.schemas import Box, FieldResult, Result, Status, get_schema
 from evidex.service.review import CSP, REVIEW_DPI
 from evidex.workers.jobs import JobStatus

@@ -28,7 +28,7 @@ from service_stack import running_service
 
 from evidex.client import AsyncClient, Client, JobFailed
 from evidex.extractors.llm.scripted import build_answer
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
 from evidex.schemas import get_schema
 from evidex.service.cli import main
 from evidex.workers.localredis import find_redis_server

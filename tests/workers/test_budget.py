@@ -12,8 +12,8 @@ from datetime import UTC, datetime
 import pytest
 import redis
 
-from evidex.extractors.parsers.text import TextParser
-from evidex.extractors.prompt import build_prompt
+from evidex.extractors.parse.text import TextParser
+from evidex.extractors.plan.prompt import build_prompt
 from evidex.extractors.settings import Settings
 from evidex.schemas import get_schema
 from evidex.workers.budget import (

@@ -33,7 +33,7 @@ from sample_answers import SAMPLES, perfect_fields
 from service_stack import EVIDEX, AofRedis, free_port, kill_group, spawn, wait_ready
 
 from evidex.extractors.llm.scripted import build_answer
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
 from evidex.schemas import get_schema
 from evidex.service.app import production_app
 from evidex.service.settings import ServiceSettings

@@ -11,11 +11,11 @@ import pytest
 import redis
 from long_supply import SCHEMA, SCHEMA_JSON, document, document_text, reader
 
-from evidex.extractors import plan
-from evidex.extractors.context import ContextBudget
 from evidex.extractors.llm.base import LLMRequest, LLMResponse
 from evidex.extractors.llm.scripted import ScriptedLLM
 from evidex.extractors.pipeline import planned_calls
+from evidex.extractors.plan.calls import calls as plan
+from evidex.extractors.plan.context import ContextBudget
 from evidex.workers.blobstore_memory import MemoryBlobStore
 from evidex.workers.budget import Budget, job_upper_bound
 from evidex.workers.jobs import Job, JobOptions, JobStatus, new_job_id

@@ -6,8 +6,8 @@ from sample_answers import SAMPLES
 
 from evidex.extractors.backends import make_parser
 from evidex.extractors.document import ParsedDocument
-from evidex.extractors.parsers.auto import AutoParser
-from evidex.extractors.parsers.ocr import OcrParser
+from evidex.extractors.parse.auto import AutoParser
+from evidex.extractors.parse.ocr import OcrParser
 from evidex.extractors.settings import Settings
 from evidex.workers.blobstore_memory import MemoryBlobStore
 from evidex.workers.jobs import Job, JobOptions, JobStatus, new_job_id

@@ -25,7 +25,7 @@ from test_blobstores import aws_env  # noqa: F401 -- the fixture, used by name
 from evidex.extractors.errors import LLMRefused, LLMUnavailable
 from evidex.extractors.llm.base import LLMRequest, LLMResponse
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
 from evidex.extractors.settings import Settings
 from evidex.schemas import ConfigError, get_schema
 from evidex.workers.blobstore_memory import MemoryBlobStore

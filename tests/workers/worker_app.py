@@ -25,7 +25,7 @@ from celery import Celery
 from evidex.extractors.backends import make_llm
 from evidex.extractors.llm.base import LLMBackend, LLMRequest, LLMResponse
 from evidex.extractors.settings import Settings
-from evidex.extractors.verify import Verification
+from evidex.extractors.verify.fields import Verification
 from evidex.schemas import SchemaDef
 from evidex.workers.blobstore_local import LocalBlobStore
 from evidex.workers.celery_app import build_deps, make_celery

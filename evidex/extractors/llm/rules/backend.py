@@ -38,7 +38,7 @@ from typing import Any, get_args, get_origin
 from pydantic import BaseModel
 
 from evidex.extractors.llm.base import LLMRequest, LLMResponse
-from evidex.extractors.locales import Order, settle_order
+from evidex.extractors.verify.locales import Order, settle_order
 from evidex.schemas import NOT_FOUND, LeafSpec, SchemaDef
 from evidex.schemas.spec import value_type
 

@@ -108,7 +108,7 @@ def find_dates(text: str) -> list[Match]:
 
 def in_order(match: Match, order: str | None, why: str) -> Match:
     """``match`` re-read day first when its order was open and the document writes dates day
-    first (``why`` says how the document settles it, :mod:`evidex.extractors.locales`); the
+    first (``why`` says how the document settles it, :mod:`evidex.extractors.verify.locales`); the
     finder's other caveats and its doubt are kept."""
     if AMBIGUOUS not in match.caveat or order is None or not isinstance(match.value, dict):
         return match

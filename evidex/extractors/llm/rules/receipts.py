@@ -32,7 +32,7 @@ where the slip points two ways, carries a ``doubt`` (:mod:`.match`) that sends i
   printed accounts for the difference (a rounding, charges added after an earlier total), or
   when a rounding follows a plain total (:mod:`.payment`);
 * the first date printed: in doubt when the slip prints another date no label explains; its
-  day/month order is still the document's to settle (:mod:`evidex.extractors.locales`).
+  day/month order is still the document's to settle (:mod:`evidex.extractors.verify.locales`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from evidex.extractors.currency import currency_marks
+from evidex.extractors.verify.currency import currency_marks
 
 from .dates import find_dates, readings
 from .lines import Hit, Line, Lines, join_caveats

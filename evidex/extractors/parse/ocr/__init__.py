@@ -7,7 +7,7 @@ contrast, scale), one module per engine behind :class:`.words.OcrEngine` (:mod:`
 :mod:`.calibrate` (confidence that means what it says).
 """
 
-from evidex.extractors.parsers.ocr.pages import (
+from evidex.extractors.parse.ocr.pages import (
     Part,
     combine,
     image_cover,
@@ -18,15 +18,15 @@ from evidex.extractors.parsers.ocr.pages import (
     pages_to_ocr,
     read_text_layer,
 )
-from evidex.extractors.parsers.ocr.parser import (
+from evidex.extractors.parse.ocr.parser import (
     DEFAULT_DPI,
     DEFAULT_ENGINE,
     ENGINES,
     OcrParser,
     make_engines,
 )
-from evidex.extractors.parsers.ocr.tesseract import Tesseract, find_tessdata
-from evidex.extractors.parsers.ocr.words import OcrEngine, OcrWord, ScriptedEngine
+from evidex.extractors.parse.ocr.tesseract import Tesseract, find_tessdata
+from evidex.extractors.parse.ocr.words import OcrEngine, OcrWord, ScriptedEngine
 
 __all__ = [
     "DEFAULT_DPI",

@@ -33,9 +33,9 @@ from pathlib import Path
 
 from PIL import Image
 
-from evidex.extractors.parsers.ocr.calibrate import calibrated
-from evidex.extractors.parsers.ocr.lines import mean_confidence
-from evidex.extractors.parsers.ocr.words import OcrWord
+from evidex.extractors.parse.ocr.calibrate import calibrated
+from evidex.extractors.parse.ocr.lines import mean_confidence
+from evidex.extractors.parse.ocr.words import OcrWord
 from evidex.schemas import ConfigError, RunError
 
 __all__ = ["PSM_NARROW", "Tesseract", "find_tessdata", "parse_tsv"]

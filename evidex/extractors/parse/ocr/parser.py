@@ -29,10 +29,10 @@ import pymupdf
 from PIL import Image
 
 from evidex.extractors.document import ParsedDocument, Parser
-from evidex.extractors.parsers.images import decode_frames, image_type
-from evidex.extractors.parsers.ocr.choose import Reading, better, needs_second
-from evidex.extractors.parsers.ocr.lines import page_rows
-from evidex.extractors.parsers.ocr.pages import (
+from evidex.extractors.parse.images import decode_frames, image_type
+from evidex.extractors.parse.ocr.choose import Reading, better, needs_second
+from evidex.extractors.parse.ocr.lines import page_rows
+from evidex.extractors.parse.ocr.pages import (
     Part,
     combine,
     mixed_name,
@@ -41,11 +41,11 @@ from evidex.extractors.parsers.ocr.pages import (
     pages_to_ocr,
     read_text_layer,
 )
-from evidex.extractors.parsers.ocr.prepare import prepare
-from evidex.extractors.parsers.ocr.rapid import RapidOcr
-from evidex.extractors.parsers.ocr.tesseract import Tesseract
-from evidex.extractors.parsers.ocr.words import BoxPx, OcrEngine
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser, open_pdf
+from evidex.extractors.parse.ocr.prepare import prepare
+from evidex.extractors.parse.ocr.rapid import RapidOcr
+from evidex.extractors.parse.ocr.tesseract import Tesseract
+from evidex.extractors.parse.ocr.words import BoxPx, OcrEngine
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser, open_pdf
 from evidex.schemas import ConfigError
 
 __all__ = ["DEFAULT_DPI", "DEFAULT_ENGINE", "ENGINES", "OcrParser", "make_engines"]

@@ -22,8 +22,8 @@ from typing import Any
 import pymupdf
 
 from evidex.extractors.document import ParsedDocument, Parser
-from evidex.extractors.parsers.images import image_type
-from evidex.extractors.parsers.ocr import (
+from evidex.extractors.parse.images import image_type
+from evidex.extractors.parse.ocr import (
     OcrParser,
     Part,
     combine,
@@ -32,7 +32,7 @@ from evidex.extractors.parsers.ocr import (
     pages_to_ocr,
     read_text_layer,
 )
-from evidex.extractors.parsers.pymupdf_parser import PyMuPDFParser, open_pdf
+from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser, open_pdf
 from evidex.extractors.settings import Settings
 
 __all__ = ["AutoParser", "azure_parser"]
@@ -92,7 +92,7 @@ def azure_parser(settings: Settings) -> Parser | None:
     if not settings.azure_document_intelligence_endpoint:
         return None
     try:
-        from evidex.extractors.parsers.azure_layout import AzureLayoutParser
+        from evidex.extractors.parse.azure_layout import AzureLayoutParser
     except ImportError:
         return None
     parser: Parser = AzureLayoutParser.from_settings(settings)

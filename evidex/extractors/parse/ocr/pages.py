@@ -23,7 +23,7 @@ from evidex.extractors.document import (
     make_pages,
 )
 from evidex.extractors.errors import NoTextLayer
-from evidex.extractors.parsers.pymupdf_parser import open_pdf
+from evidex.extractors.parse.pymupdf_parser import open_pdf
 
 __all__ = [
     "Part",

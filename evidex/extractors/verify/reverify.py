@@ -9,9 +9,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from evidex.extractors.completeness import mark_incomplete
 from evidex.extractors.document import ParsedDocument
-from evidex.extractors.verify import verify
+from evidex.extractors.plan.completeness import mark_incomplete
+from evidex.extractors.verify.fields import verify
 from evidex.schemas import InputError, Result, SchemaDef, Status, Summary, build_answer
 
 __all__ = ["Change", "reverify"]

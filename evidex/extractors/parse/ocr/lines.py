@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from evidex.extractors.document import Word
-from evidex.extractors.parsers.ocr.words import BoxPx, OcrWord
-from evidex.extractors.parsers.pymupdf_parser import reading_order
+from evidex.extractors.parse.ocr.words import BoxPx, OcrWord
+from evidex.extractors.parse.pymupdf_parser import reading_order
 
 __all__ = ["mean_confidence", "page_rows"]
 

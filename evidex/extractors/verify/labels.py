@@ -17,7 +17,7 @@ import re
 import unicodedata
 from decimal import Decimal
 
-from evidex.extractors.readings import NUMBER, PERCENT, readings
+from evidex.extractors.verify.readings import NUMBER, PERCENT, readings
 from evidex.schemas.kinds import label_kind, name_tokens
 
 __all__ = ["own_label"]

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from evidex.extractors.errors import EmptyDocument, UnsupportedDocument
-from evidex.extractors.parsers.images import IMAGE_TYPES, count_frames, image_type
-from evidex.extractors.parsers.pymupdf_parser import open_pdf
+from evidex.extractors.parse.images import IMAGE_TYPES, count_frames, image_type
+from evidex.extractors.parse.pymupdf_parser import open_pdf
 
 __all__ = ["Probe", "probe"]
 

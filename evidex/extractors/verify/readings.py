@@ -17,7 +17,7 @@ from typing import Any, Literal, overload
 
 from text_to_num import alpha2digit
 
-from evidex.extractors.currency import codes_of, currency_codes, currency_marks, unglue
+from evidex.extractors.verify.currency import codes_of, currency_codes, currency_marks, unglue
 
 __all__ = [
     "ISO",

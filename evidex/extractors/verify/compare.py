@@ -28,10 +28,10 @@ from schwifty.exceptions import SchwiftyException
 from stdnum.eu import vat as eu_vat
 from stdnum.util import get_cc_module
 
-from evidex.extractors.currency import currency_marks, unglue
-from evidex.extractors.labels import own_label
-from evidex.extractors.normalize import normalize
-from evidex.extractors.readings import (
+from evidex.extractors.verify.currency import currency_marks, unglue
+from evidex.extractors.verify.labels import own_label
+from evidex.extractors.verify.normalize import normalize
+from evidex.extractors.verify.readings import (
     ISO,
     NUMBER,
     PERCENT,

@@ -30,7 +30,7 @@ import pymupdf
 from PIL import Image, ImageOps, ImageSequence
 
 from evidex.extractors.errors import CorruptDocument, EmptyDocument, ImageTooLarge, NoPages
-from evidex.extractors.highlight import COLOURS
+from evidex.extractors.parse.highlight import COLOURS
 from evidex.schemas import Result
 
 __all__ = [
@@ -233,7 +233,7 @@ def image_pages(data: bytes, filename: str, kind: str) -> list[Frame]:
 
 def annotate_image(image: bytes, result: Result, page: int = 1) -> bytes:
     """A PNG of frame ``page`` of ``image`` with every field's boxes drawn on it: a translucent
-    fill in the status colour (:data:`evidex.extractors.highlight.COLOURS`) and a border. The
+    fill in the status colour (:data:`evidex.extractors.parse.highlight.COLOURS`) and a border. The
     boxes must be in the image's pixels, as :class:`.ocr.OcrParser` gives them."""
     kind = image_type(image)
     if kind is None:

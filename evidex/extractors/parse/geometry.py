@@ -1,5 +1,5 @@
 """Page geometry and appearance the PyMuPDF-based parsers share: boxes, characters to a row with
-its words, the XY-cut reading order (see :mod:`evidex.extractors.parsers.pymupdf_parser`),
+its words, the XY-cut reading order (see :mod:`evidex.extractors.parse.pymupdf_parser`),
 whether a clip path may hide text drawn under it, and whether text has its background's colour.
 Pure: no PyMuPDF calls.
 """

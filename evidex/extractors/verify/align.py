@@ -28,7 +28,7 @@ from typing import Any
 import pandas as pd
 from rapidfuzz import fuzz
 
-from evidex.extractors.normalize import normalize, normalize_quote
+from evidex.extractors.verify.normalize import normalize, normalize_quote
 
 __all__ = ["DocText", "Match", "locate"]
 

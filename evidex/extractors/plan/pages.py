@@ -38,7 +38,7 @@ import bm25s
 import pandas as pd
 import Stemmer
 
-from evidex.extractors.outline import PageOutline, outline
+from evidex.extractors.plan.outline import PageOutline, outline
 from evidex.schemas import LeafSpec
 
 __all__ = [

@@ -40,9 +40,9 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from evidex.extractors.parsers.ocr.calibrate import calibrated
-from evidex.extractors.parsers.ocr.lines import mean_confidence
-from evidex.extractors.parsers.ocr.words import BoxPx, OcrWord
+from evidex.extractors.parse.ocr.calibrate import calibrated
+from evidex.extractors.parse.ocr.lines import mean_confidence
+from evidex.extractors.parse.ocr.words import BoxPx, OcrWord
 from evidex.schemas import ConfigError, RunError
 
 __all__ = ["SPACE_GAP", "RapidOcr", "spaced_words"]

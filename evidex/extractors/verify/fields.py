@@ -35,10 +35,10 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel
 
-from evidex.extractors.align import DocText, Match
-from evidex.extractors.compare import check_value, quoted_values, written_number
-from evidex.extractors.crossfield import check_rules
-from evidex.extractors.locales import Order, settle_order
+from evidex.extractors.verify.align import DocText, Match
+from evidex.extractors.verify.compare import check_value, quoted_values, written_number
+from evidex.extractors.verify.crossfield import check_rules
+from evidex.extractors.verify.locales import Order, settle_order
 from evidex.schemas import Box, FieldResult, SchemaDef, Status, iter_leaves
 from evidex.schemas.field import FieldExtraction
 from evidex.schemas.plain import plain_data, plain_value

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image, ImageOps
 
-from evidex.extractors.parsers.ocr.words import BoxPx
+from evidex.extractors.parse.ocr.words import BoxPx
 
 __all__ = ["MAX_SIDE", "MAX_SKEW", "Prepared", "prepare"]
 

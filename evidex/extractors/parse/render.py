@@ -22,7 +22,7 @@ from typing import Any
 import pymupdf
 
 from evidex.extractors.errors import CorruptDocument
-from evidex.extractors.parsers.images import image_type, open_image
+from evidex.extractors.parse.images import image_type, open_image
 
 __all__ = [
     "MAX_DPI",

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from evidex.extractors.currency import currency_marks, issuer, main_locales, symbol_table
+from evidex.extractors.verify.currency import currency_marks, issuer, main_locales, symbol_table
 
 __all__ = ["Cue", "Order", "settle_order", "territory_order"]
 

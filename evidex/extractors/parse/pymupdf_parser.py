@@ -61,7 +61,7 @@ from evidex.extractors.errors import (
     NoTextLayer,
     UnsupportedDocument,
 )
-from evidex.extractors.parsers.geometry import (
+from evidex.extractors.parse.geometry import (
     RGB,
     Box,
     Char,
@@ -81,7 +81,7 @@ from evidex.extractors.parsers.geometry import (
     union_boxes,
     within,
 )
-from evidex.extractors.parsers.tables import (
+from evidex.extractors.parse.tables import (
     Grid,
     find_grids,
     fold_tables,

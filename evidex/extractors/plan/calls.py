@@ -29,11 +29,11 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from evidex.extractors.context import MESSAGE_OVERHEAD_TOKENS, ContextBudget, schema_chars
 from evidex.extractors.document import ParsedDocument, make_lines
-from evidex.extractors.groups import Unit, sub_schema, units
-from evidex.extractors.pages import PageIndex, Ranked, choose_pages, page_texts
-from evidex.extractors.prompt import Prompt, build_prompt
+from evidex.extractors.plan.context import MESSAGE_OVERHEAD_TOKENS, ContextBudget, schema_chars
+from evidex.extractors.plan.groups import Unit, sub_schema, units
+from evidex.extractors.plan.pages import PageIndex, Ranked, choose_pages, page_texts
+from evidex.extractors.plan.prompt import Prompt, build_prompt
 from evidex.schemas import SchemaDef
 
 __all__ = [
