@@ -14,7 +14,7 @@ from long_supply import SCHEMA, SCHEMA_JSON, document, document_text, reader
 from evidex.extractors.llm.base import LLMRequest, LLMResponse
 from evidex.extractors.llm.scripted import ScriptedLLM
 from evidex.extractors.pipeline import planned_calls
-from evidex.extractors.plan.calls import calls as plan
+from evidex.extractors.plan import calls as plan
 from evidex.extractors.plan.context import ContextBudget
 from evidex.workers.blobstore_memory import MemoryBlobStore
 from evidex.workers.budget import Budget, job_upper_bound
