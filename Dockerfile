@@ -19,6 +19,10 @@ ENV PATH=/opt/evidex/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     EVIDEX_DATA_DIR=/data
+# Local OCR: Tesseract, and the shared libraries OpenCV needs (RapidOCR reads images through it).
+RUN apt-get update \
+    && apt-get install --yes --no-install-recommends tesseract-ocr libgl1 libglib2.0-0 \
+    && rm -rf /var/lib/apt/lists/*
 RUN groupadd --system --gid 10001 evidex \
     && useradd --system --uid 10001 --gid evidex --create-home --home-dir /home/evidex evidex \
     && mkdir -p /data \
