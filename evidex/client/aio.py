@@ -3,54 +3,27 @@
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
-from evidex.client.core import (
-    Job,
-    JobFailed,
-    WaitTimeout,
-    poll_delays,
-    raise_for_problem,
-    retry_delay,
-    upload,
-)
-from evidex.client.sync import _id
+from evidex.client.base import WEEK_S, BaseClient, Call, Options, Schema
+from evidex.client.core import Job
 
 __all__ = ["AsyncClient"]
 
+T = TypeVar("T")
 
-class AsyncClient:
-    """The evidex API at ``base_url`` with one tenant's ``api_key``.
 
-    ``max_retries``: how many times a request answered 429/503, or not answered at all, is sent
-    again. ``transport``: an httpx transport (tests pass ``httpx.MockTransport``).
-    """
+class AsyncClient(BaseClient[httpx.AsyncClient, httpx.AsyncBaseTransport]):
+    """The evidex API with coroutine calls (the arguments: :class:`BaseClient`)."""
 
-    def __init__(
-        self,
-        base_url: str,
-        api_key: str,
-        *,
-        timeout: float = 30.0,
-        max_retries: int = 5,
-        backoff_s: float = 0.5,
-        max_retry_after_s: float = 60.0,
-        transport: httpx.AsyncBaseTransport | None = None,
-    ) -> None:
-        self.max_retries, self.backoff_s, self.cap_s = max_retries, backoff_s, max_retry_after_s
-        self.http = httpx.AsyncClient(
-            base_url=base_url.rstrip("/"),
-            headers={"Authorization": f"Bearer {api_key}"},
-            timeout=timeout,
-            transport=transport,
-        )
-        self.sleep = asyncio.sleep
+    sleep = staticmethod(asyncio.sleep)
+
+    def open(self, transport: httpx.AsyncBaseTransport | None, **options: Any) -> httpx.AsyncClient:
+        return httpx.AsyncClient(transport=transport, **options)
 
     async def __aenter__(self) -> AsyncClient:
         return self
@@ -63,74 +36,55 @@ class AsyncClient:
     async def aclose(self) -> None:
         await self.http.aclose()
 
+    async def run(self, call: Call[T]) -> T:
+        """Send the call's requests and sleep its pauses, awaiting each; its answer."""
+        try:
+            step = next(call)
+            while True:
+                if isinstance(step, httpx.Request):
+                    try:
+                        response = await self.http.send(step)
+                    except httpx.TransportError as error:
+                        step = call.throw(error)
+                    else:
+                        step = call.send(response)
+                else:
+                    await self.sleep(step)
+                    step = call.send(None)
+        except StopIteration as stop:
+            answer: T = stop.value
+            return answer
+
     async def request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
         """One request, retried on 429/503 and on connection errors; errors as ``ApiError``."""
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                response: httpx.Response | None = await self.http.request(method, url, **kwargs)
-            except httpx.TransportError:
-                if attempt > self.max_retries:
-                    raise
-                response = None
-            delay = None
-            if attempt <= self.max_retries:
-                delay = retry_delay(response, attempt, base_s=self.backoff_s, cap_s=self.cap_s)
-            if response is not None and delay is None:
-                raise_for_problem(response)
-                return response
-            await self.sleep(delay or 0.0)
+        return await self.run(self.call(method, url, **kwargs))
 
     async def submit(
         self,
         path: str | Path,
-        schema: str | Mapping[str, Any] | Path,
-        options: Mapping[str, Any] | None = None,
+        schema: Schema,
+        options: Options = None,
         *,
         idempotency_key: str | None = None,
     ) -> Job:
         """Send a document (``schema``: a built-in name, a JSON Schema dict or a .json file)."""
-        sent = upload(path, schema, options, idempotency_key)
-        r = await self.request(
-            "POST", "/v1/jobs", files=sent.files, data=sent.data, headers=sent.headers
-        )
-        return Job.of(r.json())
+        return await self.run(self.submit_call(path, schema, options, idempotency_key))
 
     async def job(self, job: Job | str) -> Job:
-        return Job.of((await self.request("GET", f"/v1/jobs/{_id(job)}")).json())
+        return await self.run(self.job_call(job))
 
     async def wait(self, job: Job | str, *, timeout: float = 600.0) -> Job:
         """Poll until the job ends (backoff from 0.25 s to 5 s); the ended job."""
-        started = time.monotonic()
-        current = await self.job(job)
-        for delay in poll_delays():
-            if current.done:
-                return current
-            waited = time.monotonic() - started
-            if waited >= timeout:
-                raise WaitTimeout(current, waited)
-            await self.sleep(min(delay, timeout - waited))
-            current = await self.job(current)
-        raise AssertionError("unreachable")  # pragma: no cover
+        return await self.run(self.wait_call(job, timeout))
 
     async def result(self, job: Job | str, *, timeout: float = 600.0) -> dict[str, Any]:
         """The result JSON, once the job has ended; ``JobFailed`` if it failed."""
-        ended = await self.wait(job, timeout=timeout)
-        if ended.status != "succeeded":
-            raise JobFailed(ended)
-        result: dict[str, Any] = ended.raw["result"]
-        return result
+        return await self.run(self.result_call(job, timeout))
 
     async def annotated_pdf(self, job: Job | str) -> bytes:
         """The document with each field's evidence highlighted (a PNG for an image)."""
-        return (await self.request("GET", f"/v1/jobs/{_id(job)}/annotated.pdf")).content
+        return await self.run(self.annotated_pdf_call(job))
 
-    async def review_link(
-        self, job: Job | str, reviewer: str, expires_in: int = 7 * 24 * 3600
-    ) -> str:
+    async def review_link(self, job: Job | str, reviewer: str, expires_in: int = WEEK_S) -> str:
         """A signed URL that opens the job's review page without an API key."""
-        body = {"reviewer": reviewer, "expires_in": expires_in}
-        answer = await self.request("POST", f"/v1/jobs/{_id(job)}/review-links", json=body)
-        url: str = answer.json()["url"]
-        return url
+        return await self.run(self.review_link_call(job, reviewer, expires_in))

@@ -3,52 +3,27 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
-from evidex.client.core import (
-    Job,
-    JobFailed,
-    WaitTimeout,
-    poll_delays,
-    raise_for_problem,
-    retry_delay,
-    upload,
-)
+from evidex.client.base import WEEK_S, BaseClient, Call, Options, Schema
+from evidex.client.core import Job
 
 __all__ = ["Client"]
 
+T = TypeVar("T")
 
-class Client:
-    """The evidex API at ``base_url`` with one tenant's ``api_key``.
 
-    ``max_retries``: how many times a request answered 429/503, or not answered at all, is sent
-    again. ``transport``: an httpx transport (tests pass ``httpx.MockTransport``).
-    """
+class Client(BaseClient[httpx.Client, httpx.BaseTransport]):
+    """The evidex API with blocking calls (the arguments: :class:`BaseClient`)."""
 
-    def __init__(
-        self,
-        base_url: str,
-        api_key: str,
-        *,
-        timeout: float = 30.0,
-        max_retries: int = 5,
-        backoff_s: float = 0.5,
-        max_retry_after_s: float = 60.0,
-        transport: httpx.BaseTransport | None = None,
-    ) -> None:
-        self.max_retries, self.backoff_s, self.cap_s = max_retries, backoff_s, max_retry_after_s
-        self.http = httpx.Client(
-            base_url=base_url.rstrip("/"),
-            headers={"Authorization": f"Bearer {api_key}"},
-            timeout=timeout,
-            transport=transport,
-        )
-        self.sleep = time.sleep
+    sleep = staticmethod(time.sleep)
+
+    def open(self, transport: httpx.BaseTransport | None, **options: Any) -> httpx.Client:
+        return httpx.Client(transport=transport, **options)
 
     def __enter__(self) -> Client:
         return self
@@ -61,74 +36,55 @@ class Client:
     def close(self) -> None:
         self.http.close()
 
+    def run(self, call: Call[T]) -> T:
+        """Send the call's requests and sleep its pauses; its answer."""
+        try:
+            step = next(call)
+            while True:
+                if isinstance(step, httpx.Request):
+                    try:
+                        response = self.http.send(step)
+                    except httpx.TransportError as error:
+                        step = call.throw(error)
+                    else:
+                        step = call.send(response)
+                else:
+                    self.sleep(step)
+                    step = call.send(None)
+        except StopIteration as stop:
+            answer: T = stop.value
+            return answer
+
     def request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
         """One request, retried on 429/503 and on connection errors; errors as ``ApiError``."""
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                response: httpx.Response | None = self.http.request(method, url, **kwargs)
-            except httpx.TransportError:
-                if attempt > self.max_retries:
-                    raise
-                response = None
-            delay = None
-            if attempt <= self.max_retries:
-                delay = retry_delay(response, attempt, base_s=self.backoff_s, cap_s=self.cap_s)
-            if response is not None and delay is None:
-                raise_for_problem(response)
-                return response
-            self.sleep(delay or 0.0)
+        return self.run(self.call(method, url, **kwargs))
 
     def submit(
         self,
         path: str | Path,
-        schema: str | Mapping[str, Any] | Path,
-        options: Mapping[str, Any] | None = None,
+        schema: Schema,
+        options: Options = None,
         *,
         idempotency_key: str | None = None,
     ) -> Job:
         """Send a document (``schema``: a built-in name, a JSON Schema dict or a .json file)."""
-        sent = upload(path, schema, options, idempotency_key)
-        r = self.request("POST", "/v1/jobs", files=sent.files, data=sent.data, headers=sent.headers)
-        return Job.of(r.json())
+        return self.run(self.submit_call(path, schema, options, idempotency_key))
 
     def job(self, job: Job | str) -> Job:
-        return Job.of(self.request("GET", f"/v1/jobs/{_id(job)}").json())
+        return self.run(self.job_call(job))
 
     def wait(self, job: Job | str, *, timeout: float = 600.0) -> Job:
         """Poll until the job ends (backoff from 0.25 s to 5 s); the ended job."""
-        started = time.monotonic()
-        current = self.job(job)
-        for delay in poll_delays():
-            if current.done:
-                return current
-            waited = time.monotonic() - started
-            if waited >= timeout:
-                raise WaitTimeout(current, waited)
-            self.sleep(min(delay, timeout - waited))
-            current = self.job(current)
-        raise AssertionError("unreachable")  # pragma: no cover
+        return self.run(self.wait_call(job, timeout))
 
     def result(self, job: Job | str, *, timeout: float = 600.0) -> dict[str, Any]:
         """The result JSON, once the job has ended; ``JobFailed`` if it failed."""
-        ended = self.wait(job, timeout=timeout)
-        if ended.status != "succeeded":
-            raise JobFailed(ended)
-        result: dict[str, Any] = ended.raw["result"]
-        return result
+        return self.run(self.result_call(job, timeout))
 
     def annotated_pdf(self, job: Job | str) -> bytes:
         """The document with each field's evidence highlighted (a PNG for an image)."""
-        return self.request("GET", f"/v1/jobs/{_id(job)}/annotated.pdf").content
+        return self.run(self.annotated_pdf_call(job))
 
-    def review_link(self, job: Job | str, reviewer: str, expires_in: int = 7 * 24 * 3600) -> str:
+    def review_link(self, job: Job | str, reviewer: str, expires_in: int = WEEK_S) -> str:
         """A signed URL that opens the job's review page without an API key."""
-        body = {"reviewer": reviewer, "expires_in": expires_in}
-        answer = self.request("POST", f"/v1/jobs/{_id(job)}/review-links", json=body)
-        url: str = answer.json()["url"]
-        return url
-
-
-def _id(job: Job | str) -> str:
-    return job.id if isinstance(job, Job) else job
+        return self.run(self.review_link_call(job, reviewer, expires_in))

@@ -9,7 +9,7 @@
     GET   /v1/jobs/{id}/decisions        every decision (latest per field, and the history)
     GET   /v1/jobs/{id}/export.json      one row per field: machine and reviewed value
     GET   /v1/jobs/{id}/export.csv       the same as CSV
-    GET   /v1/review-assets/{name}       review.js, review.css
+    GET   /v1/review-assets/{name}       review.js, review.css, values.js
 
 Authentication is the bearer header of every ``/v1`` route, for the page *and* everything it
 loads: no cookie, no token in a URL. Whoever opens the page must send the header with every
@@ -31,7 +31,6 @@ more than :data:`MAX_PAGE_PIXELS`, whose pixels would have to be decoded to show
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Annotated, Any
 
@@ -47,6 +46,7 @@ from evidex.extractors.parse.render import (
     render_page_png,
 )
 from evidex.schemas import LeafSpec, Result
+from evidex.service.assets import asset_url, serve_asset
 from evidex.service.auth import Caller
 from evidex.service.decisions import (
     Decision,
@@ -59,7 +59,7 @@ from evidex.service.decisions import (
 from evidex.service.decisions_export import ReviewExport, export_csv, review_export
 from evidex.service.jobs import V1_PROBLEMS, owned_job
 from evidex.service.problems import ApiError, problem_responses
-from evidex.service.review_page import PageImage, render_review, spec_for, static_text
+from evidex.service.review_page import PageImage, render_review, spec_for
 from evidex.service.services import Services, ServicesDep, TenantDep
 from evidex.workers.jobs import Job, JobStatus
 from evidex.workers.stores import BlobNotFound
@@ -89,7 +89,11 @@ PAGE_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
-ASSETS = {"review.js": "text/javascript", "review.css": "text/css"}
+ASSETS = {
+    "values.js": "text/javascript",
+    "review.js": "text/javascript",
+    "review.css": "text/css",
+}
 _PAGE_FILE = re.compile(r"([1-9][0-9]{0,5})\.png")
 _JOB = ("job_not_found", "job_not_ready", "not_found")
 JobId = Annotated[str, PathParameter(description="The job's id, as returned on submission.")]
@@ -163,7 +167,7 @@ def review_html(
     services: Services, job: Job, result: Result, api: str, assets: str
 ) -> Response[str]:
     """The review page of ``job``; ``api`` is where the page sends its requests (the job's
-    ``/v1`` route, or a review link's), ``assets`` where it loads review.js and review.css."""
+    ``/v1`` route, or a review link's), ``assets`` where it loads its scripts and stylesheet."""
     pages = []
     if _is_pdf(job):
         for number, (w, h) in enumerate(page_sizes(services.blob_store.get(job.document_key))):
@@ -179,7 +183,7 @@ def review_html(
         specs=_specs(job),
         pages=pages,
         api=api,
-        assets={name: f"{assets}/{name}?v={_version(name)}" for name in ASSETS},
+        assets={name: asset_url(assets, name) for name in ASSETS},
     )
     return Response(html, media_type=MediaType.HTML, headers=PAGE_HEADERS)
 
@@ -258,11 +262,8 @@ def _check_room(services: Services, job: Job) -> None:
 
 
 def asset_response(name: str, cache: str) -> Response[str]:
-    """review.js or review.css, or ``not_found``; ``cache`` is its Cache-Control scope."""
-    if name not in ASSETS:
-        raise ApiError("not_found", f"no review asset {name!r}")
-    headers = {"Cache-Control": f"{cache}, max-age=86400", "X-Content-Type-Options": "nosniff"}
-    return Response(static_text(name), media_type=ASSETS[name], headers=headers)
+    """review.js, review.css or values.js, or ``not_found``; ``cache``: its Cache-Control scope."""
+    return serve_asset(name, ASSETS, cache, "review")
 
 
 class ReviewController(Controller):
@@ -376,12 +377,8 @@ class ReviewController(Controller):
         )
 
 
-def _version(name: str) -> str:
-    return hashlib.sha256(static_text(name).encode()).hexdigest()[:12]
-
-
 class ReviewAssets(Controller):
-    """The review page's script and stylesheet (no third-party host, nothing inline)."""
+    """The review page's scripts and stylesheet (no third-party host, nothing inline)."""
 
     path = "/review-assets"
     tags = ("review",)
@@ -390,10 +387,10 @@ class ReviewAssets(Controller):
         "/{name:str}",
         sync_to_thread=False,
         media_type=MediaType.TEXT,
-        summary="A static file of the review page (review.js, review.css)",
+        summary="A static file of the review page (review.js, review.css, values.js)",
         responses=problem_responses(*V1_PROBLEMS, "not_found"),
     )
     def asset(
-        self, name: Annotated[str, PathParameter(description="review.js or review.css")]
+        self, name: Annotated[str, PathParameter(description="review.js, review.css or values.js")]
     ) -> Response[str]:
         return asset_response(name, "private")

@@ -8,7 +8,7 @@
     GET    /review/{token}                       the review page (HTML), no API key
     GET    /review/{token}/pages/{n}.png         its page images
     PATCH  /review/{token}/fields/{path}         a decision, recorded as the link's reviewer
-    GET    /review-assets/{name}                 review.js, review.css (public: static files)
+    GET    /review-assets/{name}                 review.js, review.css, values.js (public files)
 
 The token is ``evr1.<payload>.<signature>``: the payload (base64url JSON) names the job, its
 tenant, the link's id and its expiry; the signature is HMAC-SHA256 under
@@ -429,7 +429,7 @@ class PublicReview(Controller):
 
 
 class PublicAssets(Controller):
-    """review.js and review.css for pages opened with a link (static files, no key)."""
+    """review.js, review.css and values.js for pages opened with a link (static files, no key)."""
 
     path = "/review-assets"
     tags = ("review links",)
@@ -438,10 +438,10 @@ class PublicAssets(Controller):
         "/{name:str}",
         sync_to_thread=False,
         media_type=MediaType.TEXT,
-        summary="A static file of the review page (review.js, review.css)",
+        summary="A static file of the review page (review.js, review.css, values.js)",
         responses=problem_responses("bad_request", "not_found"),
     )
     def asset(
-        self, name: Annotated[str, PathParameter(description="review.js or review.css")]
+        self, name: Annotated[str, PathParameter(description="review.js, review.css or values.js")]
     ) -> Response[str]:
         return asset_response(name, "public")

@@ -15,13 +15,12 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from html import escape
-from importlib.resources import files
 from string import Template
 from typing import Any
 
 from evidex.schemas import Box, FieldResult, LeafSpec, Result, Status
+from evidex.service.assets import static_text
 from evidex.service.decisions import NUMBER_KINDS, Action, Decision, Decisions
 
 __all__ = [
@@ -31,7 +30,6 @@ __all__ = [
     "ordered",
     "render_review",
     "spec_for",
-    "static_text",
 ]
 
 ORDER = (Status.NEEDS_REVIEW, Status.UNSUPPORTED, Status.NOT_FOUND, Status.VERIFIED)
@@ -51,11 +49,6 @@ class PageImage:
     width_px: int
     height_px: int
     scale_y: float | None = None  # vertically, when it differs (an image shown scaled down)
-
-
-@cache
-def static_text(name: str) -> str:
-    return files("evidex.service").joinpath("static", name).read_text(encoding="utf-8")
 
 
 def spec_for(specs: Mapping[str, LeafSpec], path: str) -> LeafSpec:
@@ -250,6 +243,7 @@ def render_review(
         job_id=escape(job_id),
         api=escape(api),
         css=escape(assets["review.css"]),
+        values_js=escape(assets["values.js"]),
         js=escape(assets["review.js"]),
         schema=escape(result.schema_name),
         page_count=len(pages) or result.document.pages,

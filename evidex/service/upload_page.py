@@ -3,7 +3,7 @@
 ::
 
     GET /                        the page (HTML): API key, file, schema, options; public
-    GET /upload-assets/{name}    upload.js, upload.css; public (static files)
+    GET /upload-assets/{name}    upload.js, upload.css, values.js; public (static files)
 
 The page itself holds nothing secret and does no work, so it needs no key; everything it does
 goes through the ``/v1`` API with the bearer header, from ``upload.js``:
@@ -27,8 +27,6 @@ scripts and styles from this app only, requests to this origin only.
 
 from __future__ import annotations
 
-import hashlib
-from functools import cache
 from html import escape
 from string import Template
 from typing import Annotated, Any, get_args
@@ -38,21 +36,20 @@ from litestar.enums import MediaType
 from litestar.params import PathParameter
 
 from evidex.schemas import builtin_names, get_schema
-from evidex.service.problems import PROBLEMS, ApiError, problem_responses
+from evidex.service.assets import asset_url, serve_asset, static_text
+from evidex.service.problems import PROBLEMS, problem_responses
 from evidex.service.review import PAGE_HEADERS
-from evidex.service.review_page import static_text
 from evidex.service.services import ServicesDep
 from evidex.workers.jobs import JobOptions
 
 __all__ = ["ASSETS", "UploadPage", "render_upload"]
 
-ASSETS = {"upload.js": "text/javascript", "upload.css": "text/css"}
+ASSETS = {
+    "values.js": "text/javascript",
+    "upload.js": "text/javascript",
+    "upload.css": "text/css",
+}
 DEFAULT_SCHEMA = "invoice"
-
-
-@cache
-def _version(name: str) -> str:
-    return hashlib.sha256(static_text(name).encode()).hexdigest()[:12]
 
 
 def _backends() -> list[str]:
@@ -79,8 +76,9 @@ def render_upload(max_upload_bytes: int, root: str = "") -> str:
     )
     return Template(static_text("upload.html")).substitute(
         root=escape(root),
-        css=escape(f"{root}/upload-assets/upload.css?v={_version('upload.css')}"),
-        js=escape(f"{root}/upload-assets/upload.js?v={_version('upload.js')}"),
+        css=escape(asset_url(f"{root}/upload-assets", "upload.css")),
+        values_js=escape(asset_url(f"{root}/upload-assets", "values.js")),
+        js=escape(asset_url(f"{root}/upload-assets", "upload.js")),
         schemas=schemas,
         backends=backends,
         max_bytes=max_upload_bytes,
@@ -113,13 +111,10 @@ class UploadPage(Controller):
         "/upload-assets/{name:str}",
         sync_to_thread=False,
         media_type=MediaType.TEXT,
-        summary="A static file of the upload page (upload.js, upload.css)",
+        summary="A static file of the upload page (upload.js, upload.css, values.js)",
         responses=problem_responses("bad_request", "not_found"),
     )
     def asset(
-        self, name: Annotated[str, PathParameter(description="upload.js or upload.css")]
+        self, name: Annotated[str, PathParameter(description="upload.js, upload.css or values.js")]
     ) -> Response[str]:
-        if name not in ASSETS:
-            raise ApiError("not_found", f"no upload page asset {name!r}")
-        headers = {"Cache-Control": "public, max-age=86400", "X-Content-Type-Options": "nosniff"}
-        return Response(static_text(name), media_type=ASSETS[name], headers=headers)
+        return serve_asset(name, ASSETS, "public", "upload page")

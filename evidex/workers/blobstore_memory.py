@@ -24,20 +24,19 @@ class MemoryBlobStore:
         with self._lock:
             self._blobs[key] = (bytes(data), content_type)
 
-    def get(self, key: str) -> bytes:
+    def _stored(self, key: str) -> tuple[bytes, str]:
         with self._lock:
             try:
-                return self._blobs[key][0]
+                return self._blobs[key]
             except KeyError:
                 raise BlobNotFound(key) from None
 
+    def get(self, key: str) -> bytes:
+        return self._stored(key)[0]
+
     def content_type(self, key: str) -> str:
         """The content type given to ``put`` (for tests that check it)."""
-        with self._lock:
-            try:
-                return self._blobs[key][1]
-            except KeyError:
-                raise BlobNotFound(key) from None
+        return self._stored(key)[1]
 
     def delete(self, key: str) -> None:
         with self._lock:

@@ -13,10 +13,12 @@ __all__ = [
     "check_changes",
     "decode_cursor",
     "encode_cursor",
+    "list_start",
     "merge_save",
     "order_key",
     "page",
     "score",
+    "transitioned",
 ]
 
 KEPT_ON_SAVE = frozenset({"id", "tenant", "created_at", "idempotency_key", "status", "events"})
@@ -44,6 +46,13 @@ def decode_cursor(cursor: str) -> tuple[int, str]:
     return int(value), job_id
 
 
+def list_start(limit: int, cursor: str | None) -> tuple[int, str] | None:
+    """What ``list`` checks first: the ``limit``; and where the page starts (None: the newest)."""
+    if limit < 1:
+        raise ValueError(f"limit must be at least 1, not {limit}")
+    return decode_cursor(cursor) if cursor else None
+
+
 def check_changes(changes: dict[str, object]) -> None:
     """Reject ``transition`` changes to unknown fields or to fields the store owns."""
     bad = sorted(set(changes) - set(Job.model_fields) | set(changes) & _NOT_CHANGEABLE)
@@ -59,6 +68,20 @@ def apply_transition(job: Job, new: JobStatus, changes: dict[str, object], detai
     event = JobEvent(status=new, at=at, detail=detail)
     data.update(status=new, updated_at=at, events=[*job.events, event])
     return Job.model_validate(data)
+
+
+def transitioned(
+    job: Job | None,
+    expected: frozenset[JobStatus],
+    new: JobStatus,
+    changes: dict[str, object],
+    detail: str,
+) -> Job | None:
+    """The compare-and-set of ``transition`` on the stored ``job``: the job moved to ``new``, or
+    None when it is missing or not in one of the ``expected`` states."""
+    if job is None or job.status not in expected:
+        return None
+    return apply_transition(job, new, changes, detail)
 
 
 def merge_save(stored: Job, job: Job) -> Job:

@@ -22,12 +22,12 @@ from collections.abc import Callable
 
 from evidex.workers.jobs import Job, JobStatus
 from evidex.workers.jobstore_base import (
-    apply_transition,
     check_changes,
-    decode_cursor,
+    list_start,
     merge_save,
     order_key,
     page,
+    transitioned,
 )
 
 __all__ = ["MemoryJobStore"]
@@ -88,9 +88,7 @@ class MemoryJobStore:
         limit: int = 50,
         cursor: str | None = None,
     ) -> tuple[list[Job], str | None]:
-        if limit < 1:
-            raise ValueError(f"limit must be at least 1, not {limit}")
-        after = decode_cursor(cursor) if cursor else None
+        after = list_start(limit, cursor)
         with self._lock:
             self._purge()
             mine = sorted(
@@ -112,10 +110,9 @@ class MemoryJobStore:
         check_changes(changes)
         with self._lock:
             self._purge()
-            job = self._jobs.get(job_id)
-            if job is None or job.status not in expected:
+            updated = transitioned(self._jobs.get(job_id), expected, new, changes, detail)
+            if updated is None:
                 return None
-            updated = apply_transition(job, new, changes, detail)
             self._write(updated)
             return updated.model_copy(deep=True)
 

@@ -34,12 +34,12 @@ from redis.client import Pipeline
 
 from evidex.workers.jobs import Job, JobStatus
 from evidex.workers.jobstore_base import (
-    apply_transition,
     check_changes,
-    decode_cursor,
+    list_start,
     merge_save,
     page,
     score,
+    transitioned,
 )
 from evidex.workers.redisdriver import driver_info
 from evidex.workers.rediskeys import RedisKeys
@@ -181,9 +181,7 @@ class RedisJobStore:
         limit: int = 50,
         cursor: str | None = None,
     ) -> tuple[list[Job], str | None]:
-        if limit < 1:
-            raise ValueError(f"limit must be at least 1, not {limit}")
-        after = decode_cursor(cursor) if cursor else None
+        after = list_start(limit, cursor)
         index = self._index_key(tenant)
         found: list[Job] = []
         expired: list[str] = []
@@ -224,14 +222,11 @@ class RedisJobStore:
 
         def attempt(pipe: Pipeline) -> Job | None:
             raw = pipe.get(self._job_key(job_id))
-            if raw is None:
-                return None
-            job = Job.model_validate_json(raw)
-            if job.status not in expected:
-                return None
-            updated = apply_transition(job, new, changes, detail)
-            pipe.multi()
-            self._write(pipe, updated)
+            stored = None if raw is None else Job.model_validate_json(raw)
+            updated = transitioned(stored, expected, new, changes, detail)
+            if updated is not None:
+                pipe.multi()
+                self._write(pipe, updated)
             return updated
 
         return self._atomically(self._job_key(job_id), attempt)

@@ -14,12 +14,10 @@ from __future__ import annotations
 import hashlib
 import re
 import struct
-from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-import pytest
-from test_api import ACME, GLOBEX, INVOICE, KEYS, Harness, harness, problem
+from test_api import ACME, GLOBEX, INVOICE, KEYS, Harness, problem
 
 from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
@@ -90,19 +88,6 @@ def drawn(result: Result, pages: int = 1) -> int:
     return sum(1 for f in result.fields.values() for b in f.boxes if 1 <= b.page <= pages)
 
 
-@pytest.fixture
-def api() -> Iterator[Harness]:
-    with harness() as h:
-        yield h
-
-
-@pytest.fixture
-def job(api: Harness) -> str:
-    job_id: str = api.submit().json()["id"]
-    succeed_with(api.jobs, api.blobs, job_id, reviewable_result())
-    return job_id
-
-
 def patch(api: Harness, job_id: str, path: str, body: Any, headers: Any = None) -> Any:
     return api.client.patch(
         f"/v1/jobs/{job_id}/fields/{path}", json=body, headers=ACME if headers is None else headers
@@ -139,7 +124,8 @@ def test_page_lists_every_field_not_verified_first_under_a_strict_csp(
     # Nothing inline, nothing from another host.
     assert " style=" not in html and "<style" not in html
     assert re.findall(r"<script[^>]*>", html) == [
-        f'<script src="/v1/review-assets/review.js?v={_version(html, "js")}" defer>'
+        f'<script src="/v1/review-assets/values.js?v={_version(html, "js", "values")}" defer>',
+        f'<script src="/v1/review-assets/review.js?v={_version(html, "js")}" defer>',
     ]
     urls = re.findall(r'(?:src|href)="([^"]+)"', html)
     assert all(url.startswith("/v1/") or url == "data:," for url in urls)  # data: the icon
@@ -148,8 +134,8 @@ def test_page_lists_every_field_not_verified_first_under_a_strict_csp(
     assert "<b>not</b>" not in html and "&lt;b&gt;not&lt;/b&gt;" in html
 
 
-def _version(html: str, ext: str) -> str:
-    found = re.search(rf"review\.{ext}\?v=([0-9a-f]+)", html)
+def _version(html: str, ext: str, name: str = "review") -> str:
+    found = re.search(rf"{name}\.{ext}\?v=([0-9a-f]+)", html)
     assert found
     return found[1]
 

@@ -40,6 +40,7 @@ def test_page_is_public_under_the_review_pages_csp(api: Harness) -> None:
     assert sorted(u.split("?")[0] for u in urls) == [
         "/upload-assets/upload.css",
         "/upload-assets/upload.js",
+        "/upload-assets/values.js",
         "data:,",
     ]
 

@@ -1,9 +1,10 @@
-// The review page: place the boxes, select fields, save decisions. No dependencies.
+// The review page: place the boxes, select fields, save decisions. Needs values.js, loaded first.
 // Keys: j / ArrowDown next field, k / ArrowUp previous, c confirm, e edit, r reject,
 // Escape closes the editor. Requests go to the same origin (the CSP allows nothing else).
 (function () {
   "use strict";
 
+  const show = window.evidexValues.show; // values.js
   const api = document.body.dataset.api;
   const fields = Array.from(document.querySelectorAll("li.field"));
   const boxes = Array.from(document.querySelectorAll(".box"));
@@ -45,22 +46,6 @@
       b.classList.add("focus");
     });
     if (scroll && own.length) own[0].scrollIntoView({ block: "center", inline: "nearest" });
-  }
-
-  function show(value) {
-    if (value === null || value === undefined) return "—";
-    if (typeof value === "boolean") return value ? "true" : "false";
-    if (typeof value === "object") {
-      if ("iso" in value) return value.original && value.original !== value.iso
-        ? value.iso + " (" + value.original + ")" : value.iso;
-      if ("currency" in value && "value" in value)
-        return (value.value + " " + (value.currency || "")).trim();
-      if ("unit" in value && "amount" in value) return value.amount + " " + value.unit;
-      if ("street" in value && "city" in value)
-        return Object.values(value).filter((v) => v !== null && v !== "").join(", ");
-      return JSON.stringify(value);
-    }
-    return String(value);
   }
 
   function setStatus(li, text, error) {

@@ -1,9 +1,11 @@
 // The upload page: explain a pasted schema, submit, poll the job, show its fields, link to the
-// review page. No dependencies; requests go to this origin only (the CSP allows nothing else).
-// The API key lives in this tab's sessionStorage and travels only as the bearer header.
+// review page. Needs values.js, loaded first; requests go to this origin only (the CSP allows
+// nothing else). The API key lives in this tab's sessionStorage and travels only as the bearer
+// header.
 (function () {
   "use strict";
 
+  const show = window.evidexValues.show; // values.js
   const KEY_STORE = "evidex.api_key";
   const REVIEW_LINK_S = 24 * 3600;
   const FIRST_POLL_MS = 400;
@@ -234,22 +236,6 @@
   }
 
   // --- the result ----------------------------------------------------------------------------
-
-  function show(value) {
-    if (value === null || value === undefined) return "—";
-    if (typeof value === "boolean") return value ? "true" : "false";
-    if (typeof value === "object") {
-      if ("iso" in value) return value.original && value.original !== value.iso
-        ? value.iso + " (" + value.original + ")" : value.iso;
-      if ("currency" in value && "value" in value)
-        return (value.value + " " + (value.currency || "")).trim();
-      if ("unit" in value && "amount" in value) return value.amount + " " + value.unit;
-      if ("street" in value && "city" in value)
-        return Object.values(value).filter((v) => v !== null && v !== "").join(", ");
-      return JSON.stringify(value);
-    }
-    return String(value);
-  }
 
   function where(field) {
     if (field.page === null || field.page === undefined) return "—";
