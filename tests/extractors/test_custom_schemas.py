@@ -8,6 +8,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from order_document import ORDER_DOC
 
 from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
@@ -17,19 +18,6 @@ from evidex.extractors.pipeline import extract
 from evidex.schemas import Result, Status, schema_from_json
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
-
-ORDER_DOC = """\
-Northwind Supplies Ltd
-Order confirmation PO-7781
-Shipped on: 30.02.2026
-Delivered on: 3 March 2026
-Subtotal: $250.00 Tax (8%): $20.00 Total: $270.00
-Discount (5%): -$12.00
-Currency: £ (pounds sterling)
-IBAN: GB82 WEST 1234 5698 7654 32
-Contact: orders@northwind.example
-Notice: three (3) months
-"""
 
 ORDER = {
     "type": "object",

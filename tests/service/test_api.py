@@ -109,12 +109,6 @@ def harness(
         yield Harness(client, jobs, blobs, config, enqueued)
 
 
-@pytest.fixture
-def api() -> Iterator[Harness]:
-    with harness() as h:
-        yield h
-
-
 def problem(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
     """Assert ``response`` is an RFC 9457 problem with ``status`` and ``code``; its body."""
     assert response.status_code == status, response.text

@@ -2,20 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pymupdf
-import pytest
 from test_api import ACME, GLOBEX, Harness, harness, pdf_with_pages, problem
 
 from evidex.schemas import builtin_names, get_schema
-
-
-@pytest.fixture
-def api() -> Iterator[Harness]:
-    with harness() as h:
-        yield h
-
 
 # --- idempotency ---------------------------------------------------------------------------
 

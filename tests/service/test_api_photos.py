@@ -6,17 +6,10 @@ from __future__ import annotations
 import io
 import struct
 import zlib
-from collections.abc import Iterator
 
 import pytest
 from PIL import Image
-from test_api import ACME, Harness, harness, problem
-
-
-@pytest.fixture
-def api() -> Iterator[Harness]:
-    with harness() as h:
-        yield h
+from test_api import ACME, Harness, problem
 
 
 def bomb() -> bytes:

@@ -7,19 +7,11 @@ backend) and stored the way the worker stores it.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
-import pytest
-from test_api import ACME, GLOBEX, Harness, harness, problem
+from test_api import ACME, GLOBEX, Harness, problem
 
 from evidex.service.views import job_view
 from evidex.workers.jobs import JobStatus
-
-
-@pytest.fixture
-def api() -> Iterator[Harness]:
-    with harness() as h:
-        yield h
 
 
 def _get(api: Harness, job_id: str, etag: str | None = None) -> tuple[int, str, bytes]:

@@ -31,6 +31,7 @@ from schemathesis.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
+from stored_jobs import stored_job
 
 from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
@@ -39,7 +40,7 @@ from evidex.schemas import get_schema
 from evidex.service.app import create_app
 from evidex.service.settings import ServiceSettings
 from evidex.workers.blobstore_memory import MemoryBlobStore
-from evidex.workers.jobs import Job, JobError, JobStatus
+from evidex.workers.jobs import JobError, JobStatus
 from evidex.workers.jobstore_memory import MemoryJobStore
 
 INVOICE = (SAMPLES / "invoice.pdf").read_bytes()
@@ -78,17 +79,7 @@ def seed() -> None:
         if jobs.get(job_id) is not None:
             continue
         tenant = "globex" if job_id.endswith("globex") else "acme"
-        job = Job(
-            id=job_id,
-            tenant=tenant,
-            filename="invoice.pdf",
-            size=len(INVOICE),
-            sha256="0" * 64,
-            schema_name="invoice",
-            document_key=f"{tenant}/{job_id}/document",
-        )
-        blobs.put(job.document_key, INVOICE, "application/pdf")
-        jobs.create(job)
+        stored_job(jobs, blobs, INVOICE, tenant, id=job_id)
         if job_id == "job_fuzz_queued":
             continue
         jobs.transition(job_id, frozenset({JobStatus.QUEUED}), JobStatus.RUNNING, attempts=1)

@@ -13,6 +13,7 @@ import pymupdf
 import pytest
 from fake_openai import CHAT, RESPONSES, FakeOpenAI, Reply, fixture
 from sample_answers import SAMPLES, perfect_fields
+from test_api_explain import PO_FIELDS
 
 from evidex.extractors.llm.scripted import build_answer
 from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
@@ -295,12 +296,7 @@ def test_schemas_explain_prints_each_fields_kind_and_source(
         json.dumps(
             {
                 "type": "object",
-                "properties": {
-                    "po_number": {"type": "string"},
-                    "discount": {"type": "number"},
-                    "shipped_on": {"type": "string"},
-                    "iban": {"type": "string", "x-evidex-kind": "iban"},
-                },
+                "properties": PO_FIELDS,
                 "x-evidex-rules": [{"kind": "sum", "parts": ["discount"], "total": "discount"}],
             }
         )

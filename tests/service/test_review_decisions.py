@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from test_api import ACME, Harness, harness, problem
+from test_api import ACME, Harness, problem
 from test_review import (
     ITEM,
     ITEM_URL,
@@ -20,23 +19,7 @@ from test_review import (
     WHO,
     machine,
     patch,
-    reviewable_result,
-    succeed_with,
 )
-
-
-@pytest.fixture
-def api() -> Iterator[Harness]:
-    with harness() as h:
-        yield h
-
-
-@pytest.fixture
-def job(api: Harness) -> str:
-    job_id: str = api.submit().json()["id"]
-    succeed_with(api.jobs, api.blobs, job_id, reviewable_result())
-    return job_id
-
 
 # --- decisions -------------------------------------------------------------------------------
 

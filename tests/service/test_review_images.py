@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator
 
 import pytest
 from PIL import Image
@@ -70,12 +69,6 @@ def _png_size(png: bytes) -> tuple[int, int]:
     with Image.open(io.BytesIO(png)) as image:
         assert image.format == "PNG"
         return image.size
-
-
-@pytest.fixture
-def api() -> Iterator[Harness]:
-    with harness() as h:
-        yield h
 
 
 @pytest.mark.parametrize(

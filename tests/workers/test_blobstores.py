@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import http.client
-import socket
-import subprocess
 import sys
 import time
 import uuid
@@ -12,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from service_stack import clean_env, free_port, process
 
 from evidex.workers.blobstore_local import LocalBlobStore
 from evidex.workers.blobstore_memory import MemoryBlobStore
@@ -19,12 +18,6 @@ from evidex.workers.blobstore_s3 import S3BlobStore
 from evidex.workers.factory import make_blob_store
 from evidex.workers.settings import WorkerSettings
 from evidex.workers.stores import BlobNotFound, BlobStore, StoreUnavailable
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _answers(port: int) -> bool:
@@ -39,28 +32,18 @@ def _answers(port: int) -> bool:
 
 
 @pytest.fixture(scope="session")
-def moto_endpoint() -> Iterator[str]:
+def moto_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A moto S3 server in its own process on a free local port, for the whole session."""
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
+    port = free_port()
+    argv = [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)]
+    log = tmp_path_factory.mktemp("moto") / "moto.log"
+    with process(argv, clean_env(), log) as server:
         deadline = time.monotonic() + 30
         while not _answers(port):
-            if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"moto server did not start on port {port}")
+            if server.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"moto server did not start on port {port}: see {log}")
             time.sleep(0.1)
         yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 @pytest.fixture
@@ -195,7 +178,7 @@ def test_s3_keeps_the_content_type_and_creates_the_bucket(moto_endpoint: str) ->
 
 @pytest.mark.usefixtures("aws_env")
 def test_s3_server_down_raises_store_unavailable() -> None:
-    closed = f"http://127.0.0.1:{_free_port()}"
+    closed = f"http://127.0.0.1:{free_port()}"
     store = S3BlobStore("evidex", endpoint_url=closed, connect_timeout=1, max_attempts=1)
     for operation in (
         lambda: store.put("acme/job_1/document", b"x"),

@@ -5,16 +5,16 @@ from __future__ import annotations
 import random
 import socket
 import threading
-import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
 import pytest
 import redis
+from stored_jobs import new_job
 
 from evidex.workers.factory import make_job_store
-from evidex.workers.jobs import Job, JobError, JobStatus, new_job_id, now
+from evidex.workers.jobs import Job, JobError, JobStatus, now
 from evidex.workers.jobstore_memory import MemoryJobStore
 from evidex.workers.jobstore_redis import RedisJobStore
 from evidex.workers.settings import WorkerSettings
@@ -30,37 +30,14 @@ RETENTION_S = 3600
 def make_job(
     tenant: str = "acme", idempotency_key: str | None = None, created_at: datetime | None = None
 ) -> Job:
-    job_id = new_job_id()
     created = created_at or now()
-    return Job(
-        id=job_id,
-        tenant=tenant,
+    return new_job(
+        tenant,
+        size=1234,
         created_at=created,
         updated_at=created,
-        filename="invoice.pdf",
-        size=1234,
-        sha256="ab" * 32,
-        schema_name="invoice",
-        document_key=f"{tenant}/{job_id}/document",
         idempotency_key=idempotency_key,
     )
-
-
-@pytest.fixture
-def redis_client(redis_url: str) -> Iterator[redis.Redis]:
-    client = redis.Redis.from_url(redis_url)
-    yield client
-    client.close()
-
-
-@pytest.fixture
-def prefix(redis_client: redis.Redis) -> Iterator[str]:
-    """A random key prefix per test; every key under it is removed afterwards."""
-    name = f"evidex-test-{uuid.uuid4().hex[:10]}"
-    yield name
-    keys = list(redis_client.scan_iter(match=f"{name}:*"))
-    if keys:
-        redis_client.delete(*keys)
 
 
 @pytest.fixture(params=["memory", "redis", "redis-decoded"])

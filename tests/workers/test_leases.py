@@ -9,15 +9,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-import uuid
-from collections.abc import Iterator
 
 import pytest
 import redis
+from stored_jobs import new_job
 from test_tasks import INVOICE, CountingLLM, World, world
 
 from evidex.schemas import ConfigError
-from evidex.workers.jobs import Job, JobStatus, new_job_id
+from evidex.workers.jobs import JobStatus, new_job_id
 from evidex.workers.jobstore_redis import RedisJobStore
 from evidex.workers.leases import LeaseLost, Leases, check_lease_settings
 from evidex.workers.runner import result_key
@@ -27,61 +26,48 @@ from evidex.workers.tasks import run_leased
 RUNNING, QUEUED = frozenset({JobStatus.RUNNING}), frozenset({JobStatus.QUEUED})
 
 
-@pytest.fixture
-def client(redis_url: str) -> Iterator[redis.Redis]:
-    c = redis.Redis.from_url(redis_url)
-    yield c
-    c.close()
-
-
-@pytest.fixture
-def prefix(client: redis.Redis) -> Iterator[str]:
-    name = f"evidex-test-{uuid.uuid4().hex[:10]}"
-    yield name
-    for key in client.scan_iter(match=f"{name}*"):
-        client.delete(key)
-
-
-def two_workers(client: redis.Redis, prefix: str, ttl_s: float = 30.0) -> tuple[Leases, Leases]:
+def two_workers(
+    redis_client: redis.Redis, prefix: str, ttl_s: float = 30.0
+) -> tuple[Leases, Leases]:
     return (
-        Leases(client, prefix, ttl_s, owner="worker-a"),
-        Leases(client, prefix, ttl_s, owner="worker-b"),
+        Leases(redis_client, prefix, ttl_s, owner="worker-a"),
+        Leases(redis_client, prefix, ttl_s, owner="worker-b"),
     )
 
 
-def leased_world(client: redis.Redis, prefix: str, llm: CountingLLM | None = None) -> World:
+def leased_world(redis_client: redis.Redis, prefix: str, llm: CountingLLM | None = None) -> World:
     w = world(llm)
-    jobs = RedisJobStore(client, prefix=prefix, due_after_s=30.0)
+    jobs = RedisJobStore(redis_client, prefix=prefix, due_after_s=30.0)
     w.jobs = jobs  # type: ignore[assignment]
     w.deps = dataclasses.replace(w.deps, jobs=jobs)
     return w
 
 
 def test_a_live_lease_keeps_a_second_worker_out_until_it_is_released(
-    client: redis.Redis, prefix: str
+    redis_client: redis.Redis, prefix: str
 ) -> None:
-    a, b = two_workers(client, prefix)
+    a, b = two_workers(redis_client, prefix)
     with a.hold("job_1") as ours:
         assert ours is True
         assert a.owner_of("job_1") == "worker-a"
         with b.hold("job_1") as theirs, a.hold("job_1") as again:
             assert (theirs, again) == (False, False)  # another worker; this worker twice
         assert a.held() == ["job_1"]
-        assert 29_000 < client.pttl(a.lease_key("job_1")) <= 30_000
+        assert 29_000 < redis_client.pttl(a.lease_key("job_1")) <= 30_000
     assert a.owner_of("job_1") is None and a.held() == []
     with b.hold("job_1") as ours:
         assert ours is True
 
 
 def test_confirm_renews_takes_back_an_expired_lease_and_stops_a_worker_that_lost_it(
-    client: redis.Redis, prefix: str
+    redis_client: redis.Redis, prefix: str
 ) -> None:
-    a, _ = two_workers(client, prefix, ttl_s=1.0)
+    a, _ = two_workers(redis_client, prefix, ttl_s=1.0)
     with a.hold("job_1"):
-        client.delete(a.lease_key("job_1"))  # expired while Redis was away, nobody took it
+        redis_client.delete(a.lease_key("job_1"))  # expired while Redis was away, nobody took it
         a.confirm("job_1")
         assert a.owner_of("job_1") == "worker-a"
-        client.set(a.lease_key("job_1"), "worker-b", px=60_000)  # b took the job over
+        redis_client.set(a.lease_key("job_1"), "worker-b", px=60_000)  # b took the job over
         with pytest.raises(LeaseLost):
             a.confirm("job_1")
         assert a.renew_held() == []  # a lost lease is not renewed any more
@@ -89,11 +75,11 @@ def test_confirm_renews_takes_back_an_expired_lease_and_stops_a_worker_that_lost
 
 
 def test_the_heartbeat_reports_a_lease_another_worker_took(
-    client: redis.Redis, prefix: str
+    redis_client: redis.Redis, prefix: str
 ) -> None:
-    a, _ = two_workers(client, prefix)
+    a, _ = two_workers(redis_client, prefix)
     with a.hold("job_1"), a.hold("job_2"):
-        client.set(a.lease_key("job_2"), "worker-b")
+        redis_client.set(a.lease_key("job_2"), "worker-b")
         assert a.renew_held() == ["job_2"]
         with pytest.raises(LeaseLost):
             a.confirm("job_2")
@@ -107,40 +93,22 @@ def test_the_lease_settings_must_leave_room_for_a_late_heartbeat() -> None:
 
 
 def test_a_new_job_is_due_in_the_index_and_an_idempotent_replay_adds_nothing(
-    client: redis.Redis, prefix: str
+    redis_client: redis.Redis, prefix: str
 ) -> None:
-    store = RedisJobStore(client, prefix=prefix, due_after_s=30.0)
-    leases = Leases(client, prefix)
-    job = Job(
-        id=new_job_id(),
-        tenant="acme",
-        filename="a.pdf",
-        size=1,
-        sha256="0" * 64,
-        schema_name="invoice",
-        document_key="k",
-        idempotency_key="idem-1",
-    )
+    store = RedisJobStore(redis_client, prefix=prefix, due_after_s=30.0)
+    leases = Leases(redis_client, prefix)
+    job = new_job(idempotency_key="idem-1")
     before = time.time()
     store.create(job)
     due = leases.due_at(job.id)
     assert due is not None and before + 29 < due <= time.time() + 30
     replay = store.create(job.model_copy(update={"id": new_job_id()}))
     assert replay.id == job.id
-    assert client.zcard(leases.due_key) == 1
+    assert redis_client.zcard(leases.due_key) == 1
 
 
 def _job(store: RedisJobStore, status: JobStatus) -> str:
-    job = Job(
-        id=new_job_id(),
-        tenant="acme",
-        filename="a.pdf",
-        size=1,
-        sha256="0" * 64,
-        schema_name="invoice",
-        document_key="k",
-    )
-    store.create(job)
+    job = store.create(new_job())
     if status is not JobStatus.QUEUED:
         store.transition(job.id, QUEUED, JobStatus.RUNNING, attempts=1)
     if status.final:
@@ -149,10 +117,10 @@ def _job(store: RedisJobStore, status: JobStatus) -> str:
 
 
 def test_the_sweeper_sends_exactly_the_jobs_nobody_runs_or_holds(
-    client: redis.Redis, prefix: str
+    redis_client: redis.Redis, prefix: str
 ) -> None:
-    store = RedisJobStore(client, prefix=prefix, due_after_s=-1.0)  # due at once
-    leases, other = two_workers(client, prefix)
+    store = RedisJobStore(redis_client, prefix=prefix, due_after_s=-1.0)  # due at once
+    leases, other = two_workers(redis_client, prefix)
     orphan = _job(store, JobStatus.RUNNING)  # its worker died: no lease
     running = _job(store, JobStatus.RUNNING)
     other.acquire(running)  # alive on another worker
@@ -161,7 +129,7 @@ def test_the_sweeper_sends_exactly_the_jobs_nobody_runs_or_holds(
     ended = _job(store, JobStatus.SUCCEEDED)
     queue = f"{prefix}:queue"
     message = {"body": "", "headers": {"id": waiting, "task": "evidex.run_job"}}
-    client.rpush(queue, json.dumps(message), b"not json")
+    redis_client.rpush(queue, json.dumps(message), b"not json")
     assert queued_ids(leases, queue) == {waiting}
     sent: list[str] = []
 
@@ -178,42 +146,42 @@ def test_the_sweeper_sends_exactly_the_jobs_nobody_runs_or_holds(
 
 
 def test_a_job_sent_again_is_moved_to_the_end_workers_take_next(
-    client: redis.Redis, prefix: str
+    redis_client: redis.Redis, prefix: str
 ) -> None:
-    leases = Leases(client, prefix)
+    leases = Leases(redis_client, prefix)
     queue = f"{prefix}:queue"
 
     def message(task_id: str) -> str:
         return json.dumps({"headers": {"id": task_id, "root_id": task_id}, "body": ""})
 
     for task_id in ("job_resent", "job_b", "job_resent-webhook", "job_c"):
-        client.lpush(queue, message(task_id))  # as kombu publishes: newest on the left
+        redis_client.lpush(queue, message(task_id))  # as kombu publishes: newest on the left
     assert leases.to_front(queue, "job_resent") is True
-    assert client.rpop(queue) == message("job_resent").encode()  # BRPOP takes it next
+    assert redis_client.rpop(queue) == message("job_resent").encode()  # BRPOP takes it next
     assert leases.to_front(queue, "job_missing") is False
-    assert client.llen(queue) == 3
+    assert redis_client.llen(queue) == 3
 
 
 def test_the_heartbeat_pushes_the_jobs_its_worker_runs_or_holds(
-    client: redis.Redis, prefix: str
+    redis_client: redis.Redis, prefix: str
 ) -> None:
     w = world()
-    leases = Leases(client, prefix, ttl_s=20.0)
+    leases = Leases(redis_client, prefix, ttl_s=20.0)
     upkeep = Upkeep(w.deps, leases, lambda _: None, "q", held=lambda: {"job_prefetched"})
     with leases.hold("job_running"):
-        client.pexpire(leases.lease_key("job_running"), 500)
+        redis_client.pexpire(leases.lease_key("job_running"), 500)
         upkeep.beat()
-        assert client.pttl(leases.lease_key("job_running")) > 19_000
+        assert redis_client.pttl(leases.lease_key("job_running")) > 19_000
     for job_id in ("job_running", "job_prefetched"):
         due = leases.due_at(job_id)
         assert due is not None and due > time.time() + 19
 
 
 def test_a_delivery_of_a_job_another_worker_runs_does_nothing(
-    client: redis.Redis, prefix: str
+    redis_client: redis.Redis, prefix: str
 ) -> None:
-    w = leased_world(client, prefix)
-    a, b = two_workers(client, prefix)
+    w = leased_world(redis_client, prefix)
+    a, b = two_workers(redis_client, prefix)
     job = w.submit()
     w.jobs.transition(job.id, QUEUED, JobStatus.RUNNING, attempts=1)
     b.acquire(job.id)  # b runs it
@@ -224,14 +192,14 @@ def test_a_delivery_of_a_job_another_worker_runs_does_nothing(
 
 
 def test_a_worker_that_lost_its_lease_mid_call_writes_nothing(
-    client: redis.Redis, prefix: str
+    redis_client: redis.Redis, prefix: str
 ) -> None:
     llm = CountingLLM()
-    w = leased_world(client, prefix, llm)
-    a, _ = two_workers(client, prefix)
+    w = leased_world(redis_client, prefix, llm)
+    a, _ = two_workers(redis_client, prefix)
     job = w.submit()
     # During the model call the lease expires and worker b takes the job over.
-    llm.during.append(lambda: client.set(a.lease_key(job.id), "worker-b"))
+    llm.during.append(lambda: redis_client.set(a.lease_key(job.id), "worker-b"))
     run_leased(job.id, w.deps, a)
     assert llm.calls == 1
     after = w.job(job.id)
@@ -240,9 +208,11 @@ def test_a_worker_that_lost_its_lease_mid_call_writes_nothing(
     assert w.finals == []
 
 
-def test_a_leased_run_succeeds_and_releases_its_lease(client: redis.Redis, prefix: str) -> None:
-    w = leased_world(client, prefix)
-    a, _ = two_workers(client, prefix)
+def test_a_leased_run_succeeds_and_releases_its_lease(
+    redis_client: redis.Redis, prefix: str
+) -> None:
+    w = leased_world(redis_client, prefix)
+    a, _ = two_workers(redis_client, prefix)
     job = w.submit()
     run_leased(job.id, w.deps, a)
     done = w.job(job.id)
@@ -251,37 +221,37 @@ def test_a_leased_run_succeeds_and_releases_its_lease(client: redis.Redis, prefi
 
 
 def test_a_worker_lists_the_jobs_it_runs_and_a_dead_ones_list_keeps_them(
-    client: redis.Redis, prefix: str
+    redis_client: redis.Redis, prefix: str
 ) -> None:
-    a, b = two_workers(client, prefix)
+    a, b = two_workers(redis_client, prefix)
     with a.hold("job_1"), a.hold("job_2"), b.hold("job_3"):
         assert a.ran_together(["worker-a"]) == {"job_1", "job_2"}
         assert a.ran_together(["worker-a", "worker-b"]) == set()
     assert a.ran_together(["worker-a"]) == set()  # ended runs leave the list
-    client.sadd(a.ran_key("worker-dead"), "job_1")  # a worker killed mid-run removes nothing
+    redis_client.sadd(a.ran_key("worker-dead"), "job_1")  # a worker killed mid-run removes nothing
     assert b.ran_together(["worker-dead"]) == {"job_1"}
 
 
 def test_a_death_shared_with_another_job_singles_neither_out_but_one_alone_does(
-    client: redis.Redis, prefix: str
+    redis_client: redis.Redis, prefix: str
 ) -> None:
     """A worker runs several jobs at once, and the one that kills it takes the others with it:
     two jobs that died together on both of their workers run again; a job whose second worker
     ran nothing else of its first is quarantined."""
-    w = leased_world(client, prefix)
+    w = leased_world(redis_client, prefix)
     settings = w.deps.settings.model_copy(update={"task_max_retries": 5})
     w.deps = dataclasses.replace(w.deps, settings=settings)
-    c = Leases(client, prefix, 30.0, owner="worker-c")
+    c = Leases(redis_client, prefix, 30.0, owner="worker-c")
     culprit, bystander, loner = w.submit(), w.submit(), w.submit()
     for job in (culprit, bystander):  # both ran on worker-x, then again on worker-y; both died
-        client.sadd(c.ran_key("worker-x"), job.id)
-        client.sadd(c.ran_key("worker-y"), job.id)
+        redis_client.sadd(c.ran_key("worker-x"), job.id)
+        redis_client.sadd(c.ran_key("worker-y"), job.id)
         w.jobs.transition(job.id, QUEUED, JobStatus.RUNNING, attempts=2, lost_runs=1)
         w.jobs.transition(
             job.id, RUNNING, JobStatus.RUNNING, lost_on=["worker-x"], ran_on="worker-y"
         )
-    client.sadd(c.ran_key("worker-x"), loner.id)  # with them on worker-x, alone on worker-z
-    client.sadd(c.ran_key("worker-z"), loner.id)
+    redis_client.sadd(c.ran_key("worker-x"), loner.id)  # with them on worker-x, alone on worker-z
+    redis_client.sadd(c.ran_key("worker-z"), loner.id)
     w.jobs.transition(loner.id, QUEUED, JobStatus.RUNNING, attempts=2, lost_runs=1)
     w.jobs.transition(loner.id, RUNNING, JobStatus.RUNNING, lost_on=["worker-x"], ran_on="worker-z")
 
@@ -303,9 +273,9 @@ def test_a_death_shared_with_another_job_singles_neither_out_but_one_alone_does(
     assert w.llm.calls == 2
 
 
-def test_a_new_run_records_the_worker_running_it(client: redis.Redis, prefix: str) -> None:
-    w = leased_world(client, prefix)
-    a, _ = two_workers(client, prefix)
+def test_a_new_run_records_the_worker_running_it(redis_client: redis.Redis, prefix: str) -> None:
+    w = leased_world(redis_client, prefix)
+    a, _ = two_workers(redis_client, prefix)
     job = w.submit()
     run_leased(job.id, w.deps, a)
     done = w.job(job.id)

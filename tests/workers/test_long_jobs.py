@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import redis
 from long_supply import SCHEMA, SCHEMA_JSON, document, document_text, reader
+from stored_jobs import stored_job
 
 from evidex.extractors.llm.base import LLMRequest, LLMResponse
 from evidex.extractors.llm.scripted import ScriptedLLM
@@ -18,7 +18,7 @@ from evidex.extractors.plan import calls as plan
 from evidex.extractors.plan.context import ContextBudget
 from evidex.workers.blobstore_memory import MemoryBlobStore
 from evidex.workers.budget import Budget, job_upper_bound
-from evidex.workers.jobs import Job, JobOptions, JobStatus, new_job_id
+from evidex.workers.jobs import Job, JobOptions, JobStatus
 from evidex.workers.jobstore_memory import MemoryJobStore
 from evidex.workers.runner import Deps, process, result_key
 from evidex.workers.settings import WorkerSettings
@@ -42,47 +42,43 @@ class MeteredReader(ScriptedLLM):
 
 
 @pytest.fixture
-def budget(redis_url: str) -> Iterator[Budget]:
-    client = redis.Redis.from_url(redis_url)
-    prefix = f"evidex-test-{uuid.uuid4().hex[:8]}:budget"
-    yield Budget(client, 10**8, prefix=prefix)
-    for key in client.scan_iter(match=f"{prefix}*"):
-        client.delete(key)
-    client.close()
+def budget(redis_client: redis.Redis, prefix: str) -> Budget:
+    return Budget(redis_client, 10**8, prefix=prefix)
 
 
 def submit(jobs: MemoryJobStore, blobs: MemoryBlobStore, tenant: str, **options: Any) -> Job:
     data = document_text(range(12, 14)).encode()
-    job_id = new_job_id()
-    key = f"{tenant}/{job_id}/document"
-    blobs.put(key, data, "text/plain")
-    job = Job(
-        id=job_id,
-        tenant=tenant,
+    return stored_job(
+        jobs,
+        blobs,
+        data,
+        tenant,
         filename="supply.txt",
         media_type="text/plain",
-        size=len(data),
-        sha256="0" * 64,
         schema_name="supply",
         custom_schema=SCHEMA_JSON,
         options=JobOptions(**options),
-        document_key=key,
     )
-    return jobs.create(job)
 
 
-def test_a_job_reserves_every_planned_call_and_settles_their_summed_usage(budget: Budget):
-    tenant = "t-" + uuid.uuid4().hex[:8]
-    llm = MeteredReader(budget, tenant)
+def _succeeded_in_a_window(
+    budget: Budget,
+) -> tuple[MeteredReader, WorkerSettings, MemoryBlobStore, Job]:
+    """A long job of a new tenant, run with a window of 4,000 tokens: the reader, the worker's
+    settings, the blob store and the job, succeeded."""
+    llm = MeteredReader(budget, "t-" + uuid.uuid4().hex[:8])
     jobs, blobs = MemoryJobStore(), MemoryBlobStore()
     settings = WorkerSettings(monthly_token_budget=10**8, max_output_tokens=2_000)
     deps = Deps(jobs=jobs, blobs=blobs, settings=settings, make_llm=lambda _: llm, budget=budget)
-    job = submit(jobs, blobs, tenant, context_tokens=4_000)
-
+    job = submit(jobs, blobs, llm.tenant, context_tokens=4_000)
     process(job.id, deps)
-
     done = jobs.get(job.id)
     assert done is not None and done.status is JobStatus.SUCCEEDED, done.error
+    return llm, settings, blobs, done
+
+
+def test_a_job_reserves_every_planned_call_and_settles_their_summed_usage(budget: Budget):
+    llm, settings, blobs, done = _succeeded_in_a_window(budget)
     calls, extra = planned_calls(document(range(12, 14)), SCHEMA, ContextBudget(4_000, 2_000))
     windowed = settings.model_copy(update={"context_tokens": 4_000})
     bound = job_upper_bound([(c.prompt, c.schema) for c in calls], windowed, extra)
@@ -91,7 +87,7 @@ def test_a_job_reserves_every_planned_call_and_settles_their_summed_usage(budget
     assert llm.used_during == [bound] * len(llm.requests)  # one reservation, held by every call
     # the planned calls: the list's next page (13) came with the page it follows
     assert len(llm.requests) == len(calls)
-    assert budget.used(tenant) == USAGE["total_tokens"] * len(llm.requests)
+    assert budget.used(llm.tenant) == USAGE["total_tokens"] * len(llm.requests)
     result = blobs.get(result_key(done)).decode()
     assert '"context_tokens"' not in result and '"window_tokens": 4000' in result
 
@@ -114,17 +110,7 @@ def test_a_budgeted_job_ranks_pages_and_builds_its_prompts_once(
     build_call = plan.Planner.call
     monkeypatch.setattr(plan, "PageIndex", CountedIndex)
     monkeypatch.setattr(plan.Planner, "call", counted_call)
-    tenant = "t-" + uuid.uuid4().hex[:8]
-    llm = MeteredReader(budget, tenant)
-    jobs, blobs = MemoryJobStore(), MemoryBlobStore()
-    settings = WorkerSettings(monthly_token_budget=10**8, max_output_tokens=2_000)
-    deps = Deps(jobs=jobs, blobs=blobs, settings=settings, make_llm=lambda _: llm, budget=budget)
-    job = submit(jobs, blobs, tenant, context_tokens=4_000)
-
-    process(job.id, deps)
-
-    done = jobs.get(job.id)
-    assert done is not None and done.status is JobStatus.SUCCEEDED, done.error
+    llm = _succeeded_in_a_window(budget)[0]
     assert llm.used_during[0] > 0  # tokens were reserved (from the plan) before the first call
     assert len(indexes) == 1  # pages ranked once, for the reservation and the calls alike
     asked = [tuple(r.schema.model.model_fields) for r in llm.requests]

@@ -23,12 +23,13 @@ from typing import Any
 import pytest
 import redis
 from service_stack import EVIDEX, ROOT, ModelServer, process
+from stored_jobs import stored_job
 
 from evidex.schemas import schema_from_json
 from evidex.schemas.answer import build_answer
 from evidex.workers.blobstore_local import LocalBlobStore
 from evidex.workers.celery_app import make_celery
-from evidex.workers.jobs import Job, JobStatus, new_job_id
+from evidex.workers.jobs import Job, JobStatus
 from evidex.workers.jobstore_redis import RedisJobStore
 from evidex.workers.settings import WorkerSettings
 from evidex.workers.tasks import enqueue_job
@@ -118,24 +119,17 @@ def test_one_worker_with_default_settings_keeps_64_model_calls_in_flight(
         try:
             with worker(env, queue, tmp_path / "worker.log") as proc:
                 for _ in range(IN_FLIGHT):
-                    job_id = new_job_id()
-                    key = f"acme/{job_id}/document"
-                    blobs.put(key, DOCUMENT, "text/plain")
-                    jobs.create(
-                        Job(
-                            id=job_id,
-                            tenant="acme",
-                            filename="note.txt",
-                            media_type="text/plain",
-                            size=len(DOCUMENT),
-                            sha256="0" * 64,
-                            schema_name="note",
-                            custom_schema=SCHEMA,
-                            document_key=key,
-                        )
+                    job = stored_job(
+                        jobs,
+                        blobs,
+                        DOCUMENT,
+                        filename="note.txt",
+                        media_type="text/plain",
+                        schema_name="note",
+                        custom_schema=SCHEMA,
                     )
-                    enqueue_job(client, job_id)
-                    ids.append(job_id)
+                    enqueue_job(client, job.id)
+                    ids.append(job.id)
                 done = _wait_final(jobs, ids, proc, tmp_path / "worker.log")
         finally:
             client.close()

@@ -25,11 +25,12 @@ import pytest
 import redis
 from celery import Celery
 from local_http import serving
+from stored_jobs import stored_job
 from worker_app import SLOW_CALL, STALL_TEXT, configure
 
 from evidex.workers.blobstore_local import LocalBlobStore
 from evidex.workers.celery_app import make_celery
-from evidex.workers.jobs import Job, JobOptions, JobStatus, new_job_id
+from evidex.workers.jobs import Job, JobOptions, JobStatus
 from evidex.workers.jobstore_redis import RedisJobStore
 from evidex.workers.settings import WorkerSettings
 from evidex.workers.tasks import enqueue_job
@@ -150,21 +151,10 @@ def receiver() -> Iterator[tuple[str, list[tuple[dict[str, str], bytes]]]]:
 def submit(
     env: Env, document: bytes = INVOICE, filename: str = "invoice.pdf", **options: str
 ) -> Job:
-    job_id = new_job_id()
-    key = f"acme/{job_id}/document"
-    env.blobs.put(key, document, "application/pdf")
-    job = Job(
-        id=job_id,
-        tenant="acme",
-        filename=filename,
-        size=len(document),
-        sha256="0" * 64,
-        schema_name="invoice",
-        document_key=key,
-        options=JobOptions(**options),
+    job = stored_job(
+        env.jobs, env.blobs, document, filename=filename, options=JobOptions(**options)
     )
-    env.jobs.create(job)
-    enqueue_job(env.client, job_id)
+    enqueue_job(env.client, job.id)
     return job
 
 
