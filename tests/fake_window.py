@@ -20,6 +20,8 @@ from typing import Any
 
 from fake_openai import CHAT, RESPONSES, FakeOpenAI, Reply, Seen, fixture
 
+from evidex.schemas import NOT_FOUND as NOT_FOUND  # scripts of long documents use it from here
+
 Row = tuple[int, int, str]  # global line, page, text
 Reader = Callable[[list[Row], dict[str, Any]], dict[str, Any]]
 _ROW = re.compile(r"^(\d+)\t(\d+)\t\d+\t(.*)$")
@@ -47,15 +49,6 @@ def leaf(row: Row, quote: str, value: Any) -> dict[str, Any]:
     }
 
 
-NOT_FOUND = {
-    "quote": "",
-    "page": None,
-    "line_start": None,
-    "line_end": None,
-    "found": False,
-    "value": None,
-    "caveat": "",
-}
 NOTES = {
     "caveats": [],
     "conflicting_evidence": [],

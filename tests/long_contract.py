@@ -7,7 +7,9 @@ of twelve events of default that runs over a page break, and a governing-law cla
 end. The facts' words are shared with many other pages: "law", "governed", "Commitments",
 "Borrower" and "Agent" appear throughout.
 
-A ``Style`` holds an agreement's wording, numbering, page count and seed; two are written:
+A ``Style`` holds an agreement's wording, numbering, page count and seed, read from a TOML file
+in ``fixtures/long_contracts/`` (the wording is data: what differs between agreements is
+written there, how a page is laid out here); two are written:
 
 * ``long_contract_facility.FACILITY`` (``facility_agreement``): an English-law term facility,
   numbered clauses (``23.4 Insolvency``), parties listed ``(1) ... (2) ...``;
@@ -29,15 +31,21 @@ import io
 import itertools
 import random
 import re
+import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from fake_window import Reader, Row, first_match, leaf, pattern_reader
 
 LINES_PER_PAGE = 46
 WIDTH_CHARS = 104
+
+
+Answer = Callable[[re.Match[str]], tuple[str, Any]]  # the quote and the value, from the match
+JsonType = tuple[tuple[str, Any], ...]  # a leaf's JSON Schema keywords, hashable
 
 
 @dataclass(frozen=True)
@@ -47,12 +55,14 @@ class Fact:
     name: str
     description: str
     pattern: str
-    value: Callable[[re.Match[str]], tuple[str, Any]]
-    json_type: tuple[tuple[str, Any], ...] = (("type", "string"),)
+    value: Answer
+    json_type: JsonType = (("type", "string"),)
 
 
 @dataclass(frozen=True)
 class Style:
+    """An agreement's wording, numbering, page count and seed (``fixtures/long_contracts/``)."""
+
     name: str
     title: str
     pages: int
@@ -60,19 +70,17 @@ class Style:
     cover: tuple[str, ...]
     toc_title: str
     clauses: tuple[str, ...]  # clause titles in order (the table of contents)
-    clause_heading: Callable[[int, str], str]
-    sub_heading: Callable[[int, int, str], str]
+    clause_heading: str  # {n}, {roman}: its number; {title}, {TITLE}: its title as listed, upper
+    sub_heading: str  # {n}: the clause's number, {k}: the sub-clause's, {title}
     parties_page: int
     parties: tuple[str, ...]
     definitions_intro: str
-    definition: Callable[[str, str], str]
     terms: tuple[tuple[str, str], ...]  # defined term, its meaning
     fact_definitions: tuple[tuple[str, str], ...]  # planted among the definitions
     sentences: tuple[str, ...]  # body templates; {T} is a defined term, {N} a clause number
     events_heading: str
     events_intro: str
     events: tuple[tuple[str, str], ...]  # (label, text)
-    event_line: Callable[[str, str], str]
     events_page: int
     events_on_first_page: int
     law_clause: str
@@ -80,10 +88,10 @@ class Style:
     law_page: int
     footer: str
     facts: tuple[Fact, ...]
-    list_description: str
+    list_description: str = "Every event of default the agreement lists, in order."
 
 
-def iso_date(months: dict[str, int]) -> Callable[[re.Match[str]], tuple[str, Any]]:
+def iso_date(months: dict[str, int]) -> Answer:
     def make(m: re.Match[str]) -> tuple[str, Any]:
         day, month, year = m["day"], months[m["month"]], m["year"]
         iso = f"{year}-{month:02d}-{int(day):02d}"
@@ -101,6 +109,43 @@ def usd(m: re.Match[str]) -> tuple[str, Any]:
 
 def same_text(m: re.Match[str]) -> tuple[str, Any]:
     return m[1], m[1]
+
+
+# A fact's kind: how its answer is read from the match, and its JSON Schema type.
+FACT_KINDS: dict[str, tuple[Answer, JsonType]] = {
+    "text": (same_text, (("type", "string"),)),  # the words of the first group
+    "date": (iso_date(MONTHS), (("type", "string"), ("format", "date"))),  # day, month, year
+    "amount": (usd, (("type", "number"), ("x-evidex-kind", "amount"))),  # US dollars, group n
+}
+CONTRACTS = Path(__file__).resolve().parent / "fixtures" / "long_contracts"
+
+
+def load_style(name: str) -> Style:
+    """The agreement written in ``fixtures/long_contracts/{name}.toml``: the cover, the parties
+    and the governing law as they stand on the page, line by line; the tables in their order."""
+    data: dict[str, Any] = tomllib.loads((CONTRACTS / f"{name}.toml").read_text(encoding="utf-8"))
+    for key in ("cover", "parties", "law_lines"):
+        data[key] = tuple(data[key].removesuffix("\n").split("\n"))
+    for key in ("clauses", "sentences"):
+        data[key] = tuple(data[key])
+    for key in ("terms", "fact_definitions", "events"):
+        data[key] = tuple(data[key].items())
+    data["facts"] = tuple(
+        Fact(f["name"], f["description"], f["pattern"], *FACT_KINDS[f["kind"]])
+        for f in data["facts"]
+    )
+    return Style(**data)
+
+
+def definition(term: str, meaning: str) -> str:
+    return f'"{term}" means {meaning}'
+
+
+def clause_heading(style: Style, number: int) -> str:
+    title = style.clauses[number - 1]
+    return style.clause_heading.format(
+        n=number, roman=roman(number), title=title, TITLE=title.upper()
+    )
 
 
 def roman(n: int) -> str:
@@ -192,7 +237,7 @@ def _definition_lines(style: Style) -> list[str]:
         entries.insert(9 + 11 * i, fact)
     out = [style.definitions_intro]
     for term, meaning in entries:
-        line = style.definition(term, meaning)
+        line = definition(term, meaning)
         assert len(line) <= WIDTH_CHARS or (term, meaning) not in style.fact_definitions, line
         out += _wrap(line)
     return out
@@ -212,7 +257,7 @@ def page_lines(style: Style, page: int, rng: random.Random) -> list[str]:
     lines: list[str] = []
     for number, start in starts.items():
         if start == page:
-            lines += ["", style.clause_heading(number, style.clauses[number - 1])]
+            lines += ["", clause_heading(style, number)]
     chunk = page - starts[1]
     if 0 <= chunk * DEFINITION_LINES_PER_PAGE < len(definitions):
         at = chunk * DEFINITION_LINES_PER_PAGE
@@ -221,18 +266,18 @@ def page_lines(style: Style, page: int, rng: random.Random) -> list[str]:
         if rng.random() < 0.25:
             number = max((n for n, s in starts.items() if s <= page), default=1)
             title = rng.choice(SUB_TITLES)
-            lines += ["", style.sub_heading(number, rng.randint(2, 19), title)]
+            lines += ["", style.sub_heading.format(n=number, k=rng.randint(2, 19), title=title)]
         lines += _paragraph(style, rng)
     lines = lines[:LINES_PER_PAGE]
     if page == style.events_page:
-        items = [style.event_line(*e) for e in style.events[: style.events_on_first_page]]
+        items = [" ".join(e) for e in style.events[: style.events_on_first_page]]
         lines[LINES_PER_PAGE - len(items) - 2 :] = [
             style.events_heading,
             style.events_intro,
             *items,
         ]
     elif page == style.events_page + 1:
-        items = [style.event_line(*e) for e in style.events[style.events_on_first_page :]]
+        items = [" ".join(e) for e in style.events[style.events_on_first_page :]]
         after = "Remedies. Upon the occurrence of any Event of Default the Agent may act as below."
         lines[: len(items) + 1] = [*items, after]
     elif page == style.law_page:
@@ -332,5 +377,5 @@ def expected(style: Style) -> dict[str, Any]:
 
 def _fact_lines(style: Style) -> list[str]:
     lines = [*style.parties, *style.law_lines]
-    lines += [style.definition(t, m) for t, m in style.fact_definitions]
+    lines += [definition(t, m) for t, m in style.fact_definitions]
     return lines

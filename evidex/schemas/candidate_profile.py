@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
-
-from .field import FieldExtraction, field
+from .field import FieldExtraction, FieldGroup, field
 from .rules import OrderRule
 from .values import DateValue
 
 __all__ = ["RULES", "CandidateProfile", "Education", "Language", "Position"]
 
 
-class _Object(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Position(_Object):
+class Position(FieldGroup):
     """One job in the work history."""
 
     title: FieldExtraction[str] = field("Job title as written.")
@@ -30,7 +24,7 @@ class Position(_Object):
     is_current: FieldExtraction[bool] = field("true when the position is ongoing ('present').")
 
 
-class Education(_Object):
+class Education(FieldGroup):
     """One degree or course of study."""
 
     institution: FieldExtraction[str] = field("University, school or institution.")
@@ -40,14 +34,14 @@ class Education(_Object):
     end_date: FieldExtraction[DateValue] = field("Graduation or end date.", "date")
 
 
-class Language(_Object):
+class Language(FieldGroup):
     """A spoken language."""
 
     language: FieldExtraction[str] = field("Language name.")
     proficiency: FieldExtraction[str] = field("Level as written (native, fluent, B2...).")
 
 
-class CandidateProfile(_Object):
+class CandidateProfile(FieldGroup):
     """A candidate's CV, read for screening."""
 
     full_name: FieldExtraction[str] = field("The candidate's full name.")

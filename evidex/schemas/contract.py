@@ -2,34 +2,28 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
-
-from .field import FieldExtraction, field
+from .field import FieldExtraction, FieldGroup, field
 from .rules import OrderRule, RequiredIfRule
 from .values import Amount, DateValue, Duration
 
 __all__ = ["RULES", "Contract", "ContractParty", "Fee", "Signatory"]
 
 
-class _Object(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ContractParty(_Object):
+class ContractParty(FieldGroup):
     """A party to the agreement."""
 
     name: FieldExtraction[str] = field("Legal name of the party.")
     role: FieldExtraction[str] = field("Role as defined ('Supplier', 'Customer', 'Licensee'...).")
 
 
-class Fee(_Object):
+class Fee(FieldGroup):
     """A fee or price the contract sets."""
 
     description: FieldExtraction[str] = field("What the fee is for.")
     amount: FieldExtraction[Amount] = field("The fee.", "amount")
 
 
-class Signatory(_Object):
+class Signatory(FieldGroup):
     """A person who signs."""
 
     name: FieldExtraction[str] = field("Name of the signatory.")
@@ -37,7 +31,7 @@ class Signatory(_Object):
     party: FieldExtraction[str] = field("Party they sign for.")
 
 
-class Contract(_Object):
+class Contract(FieldGroup):
     """A commercial agreement."""
 
     title: FieldExtraction[str] = field("Title of the agreement.")

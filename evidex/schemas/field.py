@@ -10,7 +10,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["FieldExtraction", "Kind", "field"]
+__all__ = ["FieldExtraction", "FieldGroup", "Kind", "field"]
 
 T = TypeVar("T")
 
@@ -35,6 +35,13 @@ Kind = Literal[
     "vat_id",
     "years",
 ]
+
+
+class FieldGroup(BaseModel):
+    """An object of a built-in schema (the document's root, a party, a list's item): closed, as
+    the wire schema made from it must be, so a key the model adds is refused, not kept."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 class FieldExtraction(BaseModel, Generic[T]):

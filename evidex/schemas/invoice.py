@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
-
-from .field import FieldExtraction, field
+from .field import FieldExtraction, FieldGroup, field
 from .rules import OrderRule, SumRule
 from .values import Address, Amount, DateValue
 
 __all__ = ["RULES", "Invoice", "LineItem", "Party", "PaymentDetails"]
 
 
-class _Object(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Party(_Object):
+class Party(FieldGroup):
     """The seller or the buyer."""
 
     name: FieldExtraction[str] = field("Legal or trading name.")
@@ -25,7 +19,7 @@ class Party(_Object):
     phone: FieldExtraction[str] = field("Phone number as written.", "phone")
 
 
-class PaymentDetails(_Object):
+class PaymentDetails(FieldGroup):
     """Where and how to pay."""
 
     iban: FieldExtraction[str] = field("IBAN as written.", "iban")
@@ -35,7 +29,7 @@ class PaymentDetails(_Object):
     payment_reference: FieldExtraction[str] = field("Reference to quote with the payment.")
 
 
-class LineItem(_Object):
+class LineItem(FieldGroup):
     """One billed line."""
 
     description: FieldExtraction[str] = field("What was billed.")
@@ -44,7 +38,7 @@ class LineItem(_Object):
     amount: FieldExtraction[Amount] = field("Line total.", "amount")
 
 
-class Invoice(_Object):
+class Invoice(FieldGroup):
     """A supplier invoice, read for payment."""
 
     invoice_number: FieldExtraction[str] = field("Invoice number.")

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
-
-from .field import FieldExtraction, field
+from .field import FieldExtraction, FieldGroup, field
 from .rules import SumRule
 from .values import Amount, DateValue
 
 __all__ = ["RULES", "Receipt", "ReceiptItem"]
 
 
-class _Object(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ReceiptItem(_Object):
+class ReceiptItem(FieldGroup):
     """One line of the sale."""
 
     description: FieldExtraction[str] = field("What was bought, as printed.")
@@ -23,7 +17,7 @@ class ReceiptItem(_Object):
     amount: FieldExtraction[Amount] = field("The line's amount (quantity times price).", "amount")
 
 
-class Receipt(_Object):
+class Receipt(FieldGroup):
     """A till receipt, read for expenses."""
 
     merchant_name: FieldExtraction[str] = field(

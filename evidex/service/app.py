@@ -53,11 +53,15 @@ from evidex.service.ratelimit import (
     per_address,
 )
 from evidex.service.requestlog import request_log
-from evidex.service.review import ReviewAssets, ReviewController
-from evidex.service.review_links import PublicAssets, PublicReview, ReviewLinksController
+from evidex.service.review import ReviewController, review_assets
+from evidex.service.review_links import (
+    PublicReview,
+    ReviewLinksController,
+    public_review_assets,
+)
 from evidex.service.services import Enqueue, Services, WorkerCheck, provide_services
 from evidex.service.settings import ServiceSettings
-from evidex.service.upload_page import UploadPage
+from evidex.service.upload_page import UploadPage, upload_assets
 from evidex.workers.metrics import MemoryMetrics, Metrics
 from evidex.workers.stores import BlobStore, JobStore
 
@@ -155,7 +159,7 @@ def create_app(
             JobsController,
             SchemasController,
             ReviewController,
-            ReviewAssets,
+            review_assets,
             ReviewLinksController,
         ],
         guards=[require_api_key],
@@ -175,7 +179,14 @@ def create_app(
         keyless.append(MetricsController)
     by_address = Router(path="/", route_handlers=keyless, guards=[per_address(address_limiter)])
     return Litestar(
-        route_handlers=[v1, by_address, HealthController, PublicAssets, UploadPage],
+        route_handlers=[
+            v1,
+            by_address,
+            HealthController,
+            public_review_assets,
+            UploadPage,
+            upload_assets,
+        ],
         dependencies={"services": Provide(provide_services, sync_to_thread=False)},
         state=State({"services": services}),
         exception_handlers=exception_handlers,

@@ -27,7 +27,7 @@ from evidex.workers.jobs import Job, JobStatus
 from evidex.workers.runner import result_key
 from evidex.workers.webhooks import webhook_key
 
-__all__ = ["V1_PROBLEMS", "JobForm", "JobSubmission", "JobsController", "owned_job"]
+__all__ = ["V1_PROBLEMS", "JobForm", "JobId", "JobSubmission", "JobsController", "owned_job"]
 
 V1_PROBLEMS = ("bad_request", "unauthorized", "rate_limited", "store_unavailable")
 MAX_FORM_PARTS = 8  # file, schema or schema_json, options: the rest is not read

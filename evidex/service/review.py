@@ -46,7 +46,7 @@ from evidex.extractors.parse.render import (
     render_page_png,
 )
 from evidex.schemas import LeafSpec, Result
-from evidex.service.assets import asset_url, serve_asset
+from evidex.service.assets import asset_route, asset_url
 from evidex.service.auth import Caller
 from evidex.service.decisions import (
     Decision,
@@ -57,7 +57,7 @@ from evidex.service.decisions import (
     record_decision,
 )
 from evidex.service.decisions_export import ReviewExport, export_csv, review_export
-from evidex.service.jobs import V1_PROBLEMS, owned_job
+from evidex.service.jobs import V1_PROBLEMS, JobId, owned_job
 from evidex.service.problems import ApiError, problem_responses
 from evidex.service.review_page import PageImage, render_review, spec_for
 from evidex.service.services import Services, ServicesDep, TenantDep
@@ -70,8 +70,8 @@ __all__ = [
     "MAX_PAGE_PIXELS",
     "REVIEW_DPI",
     "REVIEW_IMAGE_PIXELS",
-    "ReviewAssets",
     "ReviewController",
+    "review_assets",
 ]
 
 REVIEW_DPI = 110
@@ -90,13 +90,12 @@ PAGE_HEADERS = {
     "Cache-Control": "no-store",
 }
 ASSETS = {
-    "values.js": "text/javascript",
     "review.js": "text/javascript",
     "review.css": "text/css",
+    "values.js": "text/javascript",
 }
 _PAGE_FILE = re.compile(r"([1-9][0-9]{0,5})\.png")
 _JOB = ("job_not_found", "job_not_ready", "not_found")
-JobId = Annotated[str, PathParameter(description="The job's id, as returned on submission.")]
 FieldPath = Annotated[
     str, PathParameter(description="The field's result path, URL-encoded: items%5B0%5D.amount.")
 ]
@@ -111,6 +110,13 @@ def _ready(services: Services, tenant: str, job_id: str) -> tuple[Job, Result]:
             "job_not_ready", f"the job is {job.status.value}; review it once it has succeeded"
         )
     return job, Result.model_validate_json(services.blob_store.get(job.result_key))
+
+
+def _export(services: Services, tenant: str, job_id: str) -> tuple[Job, ReviewExport]:
+    """The tenant's succeeded job and its reviewed values: the machine result and the decisions."""
+    job, result = _ready(services, tenant, job_id)
+    decisions = load_decisions(services.blob_store, job)
+    return job, review_export(job.id, job.filename, result, decisions)
 
 
 def _specs(job: Job) -> dict[str, LeafSpec]:
@@ -261,11 +267,6 @@ def _check_room(services: Services, job: Job) -> None:
         )
 
 
-def asset_response(name: str, cache: str) -> Response[str]:
-    """review.js, review.css or values.js, or ``not_found``; ``cache``: its Cache-Control scope."""
-    return serve_asset(name, ASSETS, cache, "review")
-
-
 class ReviewController(Controller):
     path = "/jobs"
     tags = ("review",)
@@ -352,8 +353,7 @@ class ReviewController(Controller):
         responses=problem_responses(*V1_PROBLEMS, *_JOB),
     )
     def export_json(self, services: ServicesDep, tenant: TenantDep, job_id: JobId) -> ReviewExport:
-        job, result = _ready(services, tenant, job_id)
-        return review_export(job.id, job.filename, result, load_decisions(services.blob_store, job))
+        return _export(services, tenant, job_id)[1]
 
     @get(
         "/{job_id:str}/export.csv",
@@ -365,10 +365,7 @@ class ReviewController(Controller):
         responses=problem_responses(*V1_PROBLEMS, *_JOB),
     )
     def export_csv(self, services: ServicesDep, tenant: TenantDep, job_id: JobId) -> Response[str]:
-        job, result = _ready(services, tenant, job_id)
-        export = review_export(
-            job.id, job.filename, result, load_decisions(services.blob_store, job)
-        )
+        job, export = _export(services, tenant, job_id)
         disposition = f'attachment; filename="{job.download_stem()}.review.csv"'
         return Response(
             export_csv(export),
@@ -377,20 +374,12 @@ class ReviewController(Controller):
         )
 
 
-class ReviewAssets(Controller):
-    """The review page's scripts and stylesheet (no third-party host, nothing inline)."""
-
-    path = "/review-assets"
-    tags = ("review",)
-
-    @get(
-        "/{name:str}",
-        sync_to_thread=False,
-        media_type=MediaType.TEXT,
-        summary="A static file of the review page (review.js, review.css, values.js)",
-        responses=problem_responses(*V1_PROBLEMS, "not_found"),
-    )
-    def asset(
-        self, name: Annotated[str, PathParameter(description="review.js, review.css or values.js")]
-    ) -> Response[str]:
-        return asset_response(name, "private")
+# The review page's scripts and stylesheet (no third-party host, nothing inline).
+review_assets = asset_route(
+    "/review-assets",
+    ASSETS,
+    "review page",
+    cache="private",
+    tags=["review"],
+    problems=V1_PROBLEMS,
+)

@@ -52,14 +52,16 @@ from litestar.params import Body, PathParameter
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evidex.schemas import Result
+from evidex.service.assets import asset_route
 from evidex.service.auth import Caller
-from evidex.service.jobs import V1_PROBLEMS, owned_job
+from evidex.service.jobs import V1_PROBLEMS, JobId, owned_job
 from evidex.service.problems import ApiError, problem_responses
 from evidex.service.review import (
+    ASSETS,
     PAGE_HEADERS,
     REVIEW_DPI,
+    PageFile,
     _ready,
-    asset_response,
     decide_and_record,
     page_png,
     review_html,
@@ -72,11 +74,11 @@ __all__ = [
     "MAX_LINKS_PER_JOB",
     "PREFIX",
     "LinkRequest",
-    "PublicAssets",
     "PublicReview",
     "ReviewLink",
     "ReviewLinksController",
     "make_token",
+    "public_review_assets",
     "read_token",
     "review_links_key",
 ]
@@ -86,10 +88,8 @@ MAX_EXPIRES_S = 90 * 24 * 3600
 MAX_LINKS_PER_JOB = 100
 MAX_TOKEN_CHARS = 512  # a token names a job, a tenant, a link and a time: about 230 characters
 _LOCK = threading.Lock()
-JobId = Annotated[str, PathParameter(description="The job's id, as returned on submission.")]
 Token = Annotated[str, PathParameter(description="The token of a review link.")]
 LinkId = Annotated[str, PathParameter(description="The link's id (rl_...).")]
-PageFile = Annotated[str, PathParameter(description="'{n}.png', n the 1-based page number.")]
 FieldPath = Annotated[str, PathParameter(description="The field's result path, URL-encoded.")]
 
 
@@ -428,20 +428,12 @@ class PublicReview(Controller):
         return Response(decision.model_dump(mode="json"))
 
 
-class PublicAssets(Controller):
-    """review.js, review.css and values.js for pages opened with a link (static files, no key)."""
-
-    path = "/review-assets"
-    tags = ("review links",)
-
-    @get(
-        "/{name:str}",
-        sync_to_thread=False,
-        media_type=MediaType.TEXT,
-        summary="A static file of the review page (review.js, review.css, values.js)",
-        responses=problem_responses("bad_request", "not_found"),
-    )
-    def asset(
-        self, name: Annotated[str, PathParameter(description="review.js, review.css or values.js")]
-    ) -> Response[str]:
-        return asset_response(name, "public")
+# review.js, review.css and values.js for pages opened with a link (static files, no key).
+public_review_assets = asset_route(
+    "/review-assets",
+    ASSETS,
+    "review page",
+    cache="public",
+    tags=["review links"],
+    problems=["bad_request"],
+)

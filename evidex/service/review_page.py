@@ -1,9 +1,10 @@
 """The review page's HTML: the pages with every field's boxes over them, and the field list.
 
-Server-rendered from ``static/review.html`` (a :class:`string.Template`); every value that came
-from a document or a request is HTML-escaped here. The Content-Security-Policy forbids inline
-styles, so boxes carry their position as ``data-l/t/w/h`` (percent of the page image) and
-``review.js`` applies them; without scripts the list still shows every field.
+Server-rendered from ``static/review.html`` (a :class:`string.Template`, inside the pages' head,
+``static/page.html``); every value that came from a document or a request is HTML-escaped here.
+The Content-Security-Policy forbids inline styles, so boxes carry their position as
+``data-l/t/w/h`` (percent of the page image) and ``review.js`` applies them; without scripts
+the list still shows every field.
 
 Fields that are not verified come first (needs review, unsupported, not found, then verified),
 each group in the result's order.
@@ -16,11 +17,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
-from string import Template
 from typing import Any
 
 from evidex.schemas import Box, FieldResult, LeafSpec, Result, Status
-from evidex.service.assets import static_text
+from evidex.service.assets import render_page
 from evidex.service.decisions import NUMBER_KINDS, Action, Decision, Decisions
 
 __all__ = [
@@ -238,13 +238,13 @@ def render_review(
         f'<span class="count s-{s.value}">{counts[s]} {s.value.replace("_", " ")}</span>'
         for s in ORDER
     )
-    return Template(static_text("review.html")).substitute(
+    return render_page(
+        "review",
+        f"Review · {filename}",
+        assets,
         title=escape(filename),
         job_id=escape(job_id),
         api=escape(api),
-        css=escape(assets["review.css"]),
-        values_js=escape(assets["values.js"]),
-        js=escape(assets["review.js"]),
         schema=escape(result.schema_name),
         page_count=len(pages) or result.document.pages,
         counts=summary,

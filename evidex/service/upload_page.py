@@ -28,26 +28,24 @@ scripts and styles from this app only, requests to this origin only.
 from __future__ import annotations
 
 from html import escape
-from string import Template
-from typing import Annotated, Any, get_args
+from typing import Any, get_args
 
 from litestar import Controller, Request, Response, get
 from litestar.enums import MediaType
-from litestar.params import PathParameter
 
 from evidex.schemas import builtin_names, get_schema
-from evidex.service.assets import asset_url, serve_asset, static_text
-from evidex.service.problems import PROBLEMS, problem_responses
+from evidex.service.assets import asset_route, asset_url, render_page
+from evidex.service.problems import PROBLEMS
 from evidex.service.review import PAGE_HEADERS
 from evidex.service.services import ServicesDep
 from evidex.workers.jobs import JobOptions
 
-__all__ = ["ASSETS", "UploadPage", "render_upload"]
+__all__ = ["ASSETS", "UploadPage", "render_upload", "upload_assets"]
 
 ASSETS = {
-    "values.js": "text/javascript",
     "upload.js": "text/javascript",
     "upload.css": "text/css",
+    "values.js": "text/javascript",
 }
 DEFAULT_SCHEMA = "invoice"
 
@@ -74,11 +72,12 @@ def render_upload(max_upload_bytes: int, root: str = "") -> str:
     backends = _option("", "the service's default", True) + "".join(
         _option(name, name, False) for name in _backends()
     )
-    return Template(static_text("upload.html")).substitute(
+    assets = {name: asset_url(f"{root}/upload-assets", name) for name in ASSETS}
+    return render_page(
+        "upload",
+        "evidex · extract a document",
+        assets,
         root=escape(root),
-        css=escape(asset_url(f"{root}/upload-assets", "upload.css")),
-        values_js=escape(asset_url(f"{root}/upload-assets", "values.js")),
-        js=escape(asset_url(f"{root}/upload-assets", "upload.js")),
         schemas=schemas,
         backends=backends,
         max_bytes=max_upload_bytes,
@@ -88,7 +87,7 @@ def render_upload(max_upload_bytes: int, root: str = "") -> str:
 
 
 class UploadPage(Controller):
-    """``GET /`` and its static files; public, like the review page's assets."""
+    """``GET /``: the page; public, like its static files (``upload_assets``)."""
 
     path = "/"
     tags = ("upload page",)
@@ -107,14 +106,13 @@ class UploadPage(Controller):
         html = render_upload(services.settings.max_upload_bytes, root)
         return Response(html, media_type=MediaType.HTML, headers=PAGE_HEADERS)
 
-    @get(
-        "/upload-assets/{name:str}",
-        sync_to_thread=False,
-        media_type=MediaType.TEXT,
-        summary="A static file of the upload page (upload.js, upload.css, values.js)",
-        responses=problem_responses("bad_request", "not_found"),
-    )
-    def asset(
-        self, name: Annotated[str, PathParameter(description="upload.js, upload.css or values.js")]
-    ) -> Response[str]:
-        return serve_asset(name, ASSETS, "public", "upload page")
+
+# The page's script and stylesheet; public, like the review page's.
+upload_assets = asset_route(
+    "/upload-assets",
+    ASSETS,
+    "upload page",
+    cache="public",
+    tags=["upload page"],
+    problems=["bad_request"],
+)

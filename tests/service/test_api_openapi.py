@@ -12,6 +12,8 @@ from test_api import harness
 from evidex.service.problems import PROBLEMS
 
 V1 = {401, 429, 503}
+# A route that reads what a job produced: 404 for an unknown job, 409 until it has succeeded.
+ENDED_JOB = ("200", V1 | {404, 409}, {"job_not_found", "job_not_ready"})
 # (method, path) -> (success status, error statuses, problem codes that must be named)
 ROUTES: dict[tuple[str, str], tuple[str, set[int], set[str]]] = {
     ("post", "/v1/jobs"): (
@@ -34,11 +36,7 @@ ROUTES: dict[tuple[str, str], tuple[str, set[int], set[str]]] = {
     ("get", "/v1/jobs"): ("200", V1 | {400}, {"bad_request"}),
     ("get", "/v1/jobs/{job_id}"): ("200", V1 | {404}, {"job_not_found"}),
     ("delete", "/v1/jobs/{job_id}"): ("204", V1 | {404}, {"job_not_found"}),
-    ("get", "/v1/jobs/{job_id}/annotated.pdf"): (
-        "200",
-        V1 | {404, 409},
-        {"job_not_found", "job_not_ready"},
-    ),
+    ("get", "/v1/jobs/{job_id}/annotated.pdf"): ENDED_JOB,
     ("get", "/v1/schemas"): ("200", V1, {"unauthorized", "rate_limited"}),
     ("get", "/v1/schemas/{name}"): ("200", V1 | {404}, {"schema_not_found"}),
     ("post", "/v1/schemas/explain"): (
@@ -46,11 +44,7 @@ ROUTES: dict[tuple[str, str], tuple[str, set[int], set[str]]] = {
         V1 | {400, 413, 422},
         {"schema_invalid", "file_too_large"},
     ),
-    ("get", "/v1/jobs/{job_id}/review"): (
-        "200",
-        V1 | {404, 409},
-        {"job_not_found", "job_not_ready"},
-    ),
+    ("get", "/v1/jobs/{job_id}/review"): ENDED_JOB,
     ("get", "/v1/jobs/{job_id}/pages/{page_file}"): (
         "200",
         V1 | {404, 409},
@@ -61,21 +55,9 @@ ROUTES: dict[tuple[str, str], tuple[str, set[int], set[str]]] = {
         V1 | {400, 404, 409, 422},
         {"job_not_found", "job_not_ready", "field_not_found", "decision_invalid"},
     ),
-    ("get", "/v1/jobs/{job_id}/decisions"): (
-        "200",
-        V1 | {404, 409},
-        {"job_not_found", "job_not_ready"},
-    ),
-    ("get", "/v1/jobs/{job_id}/export.json"): (
-        "200",
-        V1 | {404, 409},
-        {"job_not_found", "job_not_ready"},
-    ),
-    ("get", "/v1/jobs/{job_id}/export.csv"): (
-        "200",
-        V1 | {404, 409},
-        {"job_not_found", "job_not_ready"},
-    ),
+    ("get", "/v1/jobs/{job_id}/decisions"): ENDED_JOB,
+    ("get", "/v1/jobs/{job_id}/export.json"): ENDED_JOB,
+    ("get", "/v1/jobs/{job_id}/export.csv"): ENDED_JOB,
     ("get", "/v1/review-assets/{name}"): ("200", V1 | {404}, {"not_found"}),
     ("post", "/v1/jobs/{job_id}/review-links"): (
         "201",

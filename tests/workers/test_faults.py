@@ -216,6 +216,20 @@ def events(job: dict[str, Any]) -> list[str]:
     return [event["status"] for event in job["events"]]
 
 
+def run_job(client: Any, procs: Processes) -> Any:
+    """Submit the invoice and wait for the job's end; its JSON."""
+    created = submit(client)
+    assert created.status_code == 202, created.text
+    return wait_final(client, created.json()["id"], procs)
+
+
+def assert_ran_once(procs: Processes, *jobs: dict[str, Any]) -> None:
+    """Each job succeeded in one run: no retry, no second delivery."""
+    for job in jobs:
+        assert job["status"] == "succeeded", (job, procs.logs())
+        assert (job["attempts"], events(job)) == (1, ["running", "succeeded"])
+
+
 # --- the faults -----------------------------------------------------------------------------
 
 
@@ -225,11 +239,9 @@ def test_rate_limit_then_server_error_then_recovery_succeeds_once(
     fake.add(RESPONSES, failure(429, **{"Retry-After": "0"}), failure(500), good_reply())
     procs.worker(EVIDEX_LLM_MAX_RETRIES="3")
     with in_process_api(private_redis, tmp_path) as api:
-        created = submit(api)
-        assert created.status_code == 202, created.text
-        job = wait_final(api, created.json()["id"], procs)
-    assert job["status"] == "succeeded", (job, procs.logs())
-    assert (job["attempts"], events(job), job["error"]) == (1, ["running", "succeeded"], None)
+        job = run_job(api, procs)
+    assert_ran_once(procs, job)
+    assert job["error"] is None
     trace = job["result"]["trace"]
     assert (trace["llm"], trace["attempts"], trace["response_id"]) == ("openai", 3, "resp_fault_0")
     assert job["result"]["summary"]["unsupported"] == 0
@@ -254,9 +266,7 @@ def test_a_hanging_model_fails_the_job_as_llm_unavailable_after_its_retries(
         EVIDEX_TASK_BACKOFF_S="0.2",
     )
     with in_process_api(private_redis, tmp_path) as api:
-        created = submit(api)
-        assert created.status_code == 202, created.text
-        job = wait_final(api, created.json()["id"], procs)
+        job = run_job(api, procs)
         assert api.get(f"/v1/jobs/{job['id']}/annotated.pdf", headers=ACME).status_code == 409
     assert job["status"] == "failed", (job, procs.logs())
     assert job["error"]["code"] == "llm_unavailable"
@@ -297,12 +307,8 @@ def test_a_redis_restart_between_submit_and_run_loses_nothing(
     procs.worker()
     with api:  # the same app: its Redis clients reconnect to the restarted server
         done = wait_final(api, first, procs)
-        again = submit(api)  # and the API can still enqueue
-        assert again.status_code == 202, again.text
-        second = wait_final(api, again.json()["id"], procs)
-    for job in (done, second):
-        assert job["status"] == "succeeded", (job, procs.logs())
-        assert (job["attempts"], events(job)) == (1, ["running", "succeeded"])
+        second = run_job(api, procs)  # and the API can still enqueue
+    assert_ran_once(procs, done, second)
     assert len(fake.bodies(RESPONSES)) == 2
     assert stored_files(tmp_path / "data") == {
         f"acme/{job_id}/{name}"
@@ -326,8 +332,7 @@ def test_idempotent_resubmission_and_tenant_isolation_through_the_api_process(
         assert replay.json()["id"] == job_id
         assert replay.headers["idempotent-replayed"] == "true"
         done = wait_final(api, job_id, procs)
-        assert done["status"] == "succeeded", (done, procs.logs())
-        assert (done["attempts"], events(done)) == (1, ["running", "succeeded"])
+        assert_ran_once(procs, done)
         late = submit(api, **{"Idempotency-Key": "inv-0418"})  # after the job has ended
         assert (late.status_code, late.json()["id"], late.json()["status"]) == (
             200,
@@ -415,12 +420,8 @@ def test_a_worker_waits_through_a_redis_restart_mid_call_and_resumes(
         time.sleep(2.0)
         private_redis.start()
         first = wait_final(api, created.json()["id"], procs)
-        again = submit(api)  # and the worker takes new jobs
-        assert again.status_code == 202, again.text
-        second = wait_final(api, again.json()["id"], procs)
-    for job in (first, second):
-        assert job["status"] == "succeeded", (job, procs.logs())
-        assert (job["attempts"], events(job)) == (1, ["running", "succeeded"])
+        second = run_job(api, procs)  # and the worker takes new jobs
+    assert_ran_once(procs, first, second)
     assert len(fake.bodies(RESPONSES)) == 2  # the interrupted call was not made again
 
 
@@ -431,9 +432,7 @@ def test_two_api_processes_saving_decisions_at_once_lose_none(
     bases = [procs.api(), procs.api()]
     procs.worker()
     with httpx.Client(base_url=bases[0], timeout=30) as api:
-        created = submit(api)
-        assert created.status_code == 202, created.text
-        job = wait_final(api, created.json()["id"], procs)
+        job = run_job(api, procs)
     assert job["status"] == "succeeded", (job, procs.logs())
     paths = sorted(p for p in job["result"]["fields"] if "[" not in p)[:12]
     assert len(paths) >= 8

@@ -16,7 +16,7 @@ from stored_jobs import new_job
 from test_tasks import INVOICE, CountingLLM, World, world
 
 from evidex.schemas import ConfigError
-from evidex.workers.jobs import JobStatus, new_job_id
+from evidex.workers.jobs import Job, JobStatus, new_job_id
 from evidex.workers.jobstore_redis import RedisJobStore
 from evidex.workers.leases import LeaseLost, Leases, check_lease_settings
 from evidex.workers.runner import result_key
@@ -41,6 +41,14 @@ def leased_world(redis_client: redis.Redis, prefix: str, llm: CountingLLM | None
     w.jobs = jobs  # type: ignore[assignment]
     w.deps = dataclasses.replace(w.deps, jobs=jobs)
     return w
+
+
+def one_job(
+    redis_client: redis.Redis, prefix: str, llm: CountingLLM | None = None
+) -> tuple[World, Job, Leases, Leases]:
+    """A world over the real Redis with one job submitted, and two workers that may run it."""
+    w = leased_world(redis_client, prefix, llm)
+    return (w, w.submit(), *two_workers(redis_client, prefix))
 
 
 def test_a_live_lease_keeps_a_second_worker_out_until_it_is_released(
@@ -180,9 +188,7 @@ def test_the_heartbeat_pushes_the_jobs_its_worker_runs_or_holds(
 def test_a_delivery_of_a_job_another_worker_runs_does_nothing(
     redis_client: redis.Redis, prefix: str
 ) -> None:
-    w = leased_world(redis_client, prefix)
-    a, b = two_workers(redis_client, prefix)
-    job = w.submit()
+    w, job, a, b = one_job(redis_client, prefix)
     w.jobs.transition(job.id, QUEUED, JobStatus.RUNNING, attempts=1)
     b.acquire(job.id)  # b runs it
     run_leased(job.id, w.deps, a)
@@ -195,9 +201,7 @@ def test_a_worker_that_lost_its_lease_mid_call_writes_nothing(
     redis_client: redis.Redis, prefix: str
 ) -> None:
     llm = CountingLLM()
-    w = leased_world(redis_client, prefix, llm)
-    a, _ = two_workers(redis_client, prefix)
-    job = w.submit()
+    w, job, a, _ = one_job(redis_client, prefix, llm)
     # During the model call the lease expires and worker b takes the job over.
     llm.during.append(lambda: redis_client.set(a.lease_key(job.id), "worker-b"))
     run_leased(job.id, w.deps, a)
@@ -211,9 +215,7 @@ def test_a_worker_that_lost_its_lease_mid_call_writes_nothing(
 def test_a_leased_run_succeeds_and_releases_its_lease(
     redis_client: redis.Redis, prefix: str
 ) -> None:
-    w = leased_world(redis_client, prefix)
-    a, _ = two_workers(redis_client, prefix)
-    job = w.submit()
+    w, job, a, _ = one_job(redis_client, prefix)
     run_leased(job.id, w.deps, a)
     done = w.job(job.id)
     assert (done.status, done.attempts, w.llm.calls) == (JobStatus.SUCCEEDED, 1, 1)
@@ -274,9 +276,7 @@ def test_a_death_shared_with_another_job_singles_neither_out_but_one_alone_does(
 
 
 def test_a_new_run_records_the_worker_running_it(redis_client: redis.Redis, prefix: str) -> None:
-    w = leased_world(redis_client, prefix)
-    a, _ = two_workers(redis_client, prefix)
-    job = w.submit()
+    w, job, a, _ = one_job(redis_client, prefix)
     run_leased(job.id, w.deps, a)
     done = w.job(job.id)
     assert (done.status, done.ran_on, done.lost_on) == (JobStatus.SUCCEEDED, "worker-a", [])
