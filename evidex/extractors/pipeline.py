@@ -4,15 +4,18 @@ The composition: every stage comes in as an argument (a ``Parser``, an ``LLMBack
 same function runs with real backends, offline rules, or shipped fakes.
 
 With a context budget (:class:`~evidex.extractors.plan.context.ContextBudget`) a document too long
-for the model's window is planned into calls (:mod:`.plan`): pages chosen by relevance, the
-schema split only when one call cannot hold every field's pages. After the calls, every list
-whose evidence reaches a page the model was not sent the next page of is checked
-(:mod:`.completeness`) and re-asked with that page, up to :data:`MAX_CONTINUATIONS` times. A
-model that refuses a prompt as too long gets one smaller one, then ``llm_context_exceeded``.
+for the model's window is planned into calls (:mod:`.plan`), all of a job's calls together and
+once: pages chosen by relevance, the schema split only when one call cannot hold every field's
+pages, fields that read the same pages in one call, a page not cited as evidence sent to one call
+only. After the calls, every list whose evidence reaches a page the model was not sent the next
+page of is checked (:mod:`.completeness`) and re-asked with that page, up to
+:data:`MAX_CONTINUATIONS` times. A model that refuses a prompt as too long gets one smaller one,
+then ``llm_context_exceeded``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -110,13 +113,10 @@ def plan_job(
     smaller retry is within the refused call's bound."""
     budget = context or ContextBudget()
     planner = Planner(document, schema)
-    groups = planner.plan(budget)
-    count = len(groups)
-    calls = [planner.call(names, budget, _purpose(i, count)) for i, names in enumerate(groups)]
+    calls = planner.calls(budget)
     lists = sum(1 for unit in planner.units if unit.is_list) if budget.limited else 0
-    return JobPlan(
-        planner, budget, tuple(map(tuple, groups)), tuple(calls), lists * MAX_CONTINUATIONS
-    )
+    groups = tuple(call.names for call in calls)
+    return JobPlan(planner, budget, groups, tuple(calls), lists * MAX_CONTINUATIONS)
 
 
 def planned_calls(
@@ -125,10 +125,6 @@ def planned_calls(
     """:func:`plan_job`'s calls and continuations."""
     plan = plan_job(document, schema, context)
     return list(plan.calls), plan.continuations
-
-
-def _purpose(index: int, count: int) -> str:
-    return "all fields" if count == 1 else f"group {index + 1} of {count}"
 
 
 class _Session:
@@ -171,12 +167,16 @@ class _Session:
         rank: bool,
         refused: LLMContextExceeded,
     ) -> list[tuple[Call, dict[str, Any]]]:
+        smaller = f"retry, smaller: {purpose}"
         try:
-            groups = self.planner.plan(self.budget, names)
-            calls = [
-                self.planner.call(g, self.budget, f"retry, smaller: {purpose}", must, rank)
-                for g in groups
-            ]
+            if must is None and rank:  # a planned call: its fields planned again, together
+                calls = [
+                    dataclasses.replace(c, purpose=smaller)
+                    for c in self.planner.calls(self.budget, names)
+                ]
+            else:
+                groups = self.planner.plan(self.budget, names)
+                calls = [self.planner.call(g, self.budget, smaller, must, rank) for g in groups]
             return [(c, self._send(c)) for c in calls]
         except (LLMContextExceeded, ContextTooSmall) as again:
             raise LLMContextExceeded(
@@ -381,10 +381,8 @@ def extract_parsed(
     seen: dict[str, tuple[int, ...]] = {}
     parts: list[dict[str, Any]] = []
     first_call: Call | None = None
-    for i, names in enumerate(groups):
-        for call, answer in session.ask(
-            list(names), _purpose(i, len(groups)), planned=plan.calls[i]
-        ):
+    for names, planned in zip(groups, plan.calls, strict=True):
+        for call, answer in session.ask(list(names), planned.purpose, planned=planned):
             first_call = first_call or call
             parts.append(answer)
             for name in call.names:

@@ -82,18 +82,19 @@ def test_a_list_past_the_bound_goes_to_review_with_the_page_it_may_continue_on()
 
     first = next(c for c in result.trace.calls if "milestones" in c.fields)
     assert {12, 13} <= set(first.pages)  # a list runs on: the page after its best is evidence
+    assert first.why[14] == "fills the budget"  # no other call took it: 25 more items read
     continued = [c for c in result.trace.calls if c.purpose == "continuation of milestones"]
     assert len(continued) == MAX_CONTINUATIONS
     assert [c.pages for c in continued] == [
-        [1, 12, 13, 14],
         [1, 12, 13, 14, 15],
         [1, 12, 13, 14, 15, 16],
+        [1, 12, 13, 14, 15, 16, 17],
     ]
-    assert continued[0].why[14] == "continues milestones: numbering carries on: 50. after 49."
+    assert continued[0].why[15] == "continues milestones: numbering carries on: 75. after 74."
     info = result.lists["milestones"]
-    assert (info.complete, info.items, info.last_page) == (False, 124, 16)
-    assert info.reason == "the list may continue on page 17 (numbering carries on: 125. after 124.)"
-    steps = [result.fields[f"milestones[{i}].step"] for i in range(124)]
+    assert (info.complete, info.items, info.last_page) == (False, 149, 17)
+    assert info.reason == "the list may continue on page 18 (numbering carries on: 150. after 149.)"
+    steps = [result.fields[f"milestones[{i}].step"] for i in range(149)]
     assert all(s.status is Status.NEEDS_REVIEW for s in steps)
     assert all(s.reasons[0] == info.reason for s in steps)
     assert result.fields["supplier"].status is Status.VERIFIED
@@ -114,20 +115,24 @@ def test_a_list_within_reach_is_completed(pages, items):
 
 
 def test_a_re_ask_that_comes_back_shorter_is_not_taken():
-    doc = document(milestone_pages=range(12, 16))  # the first call holds 12 and 13 (it follows)
+    doc = document(milestone_pages=range(12, 16))  # the first call holds 12 to 14, not 15
+    asked: list[LLMRequest] = []
 
     def forgetful(request: LLMRequest) -> dict[str, Any]:
         answer = reader(request)
-        if 14 in set(request.document.lines["page"]):  # the re-ask, with the continuing page
-            answer["milestones"] = answer["milestones"][:3]
+        if "milestones" in request.schema.model.model_fields:
+            asked.append(request)
+            if len(asked) > 1:  # the re-ask, with the continuing page
+                answer["milestones"] = answer["milestones"][:3]
         return answer
 
     result = extract_parsed(doc, SCHEMA, llm=ScriptedLLM(forgetful), context=ContextBudget(6_000))
 
     info = result.lists["milestones"]
-    assert (info.complete, info.items, info.last_page) == (False, 49, 13)
-    assert info.reason == "the list may continue on page 14 (numbering carries on: 50. after 49.)"
-    assert result.fields["milestones[48].step"].status is Status.NEEDS_REVIEW
+    assert len(asked) == 2 and 15 in set(asked[1].document.lines["page"])
+    assert (info.complete, info.items, info.last_page) == (False, 74, 14)
+    assert info.reason == "the list may continue on page 15 (numbering carries on: 75. after 74.)"
+    assert result.fields["milestones[73].step"].status is Status.NEEDS_REVIEW
 
 
 def test_an_answer_longer_than_the_output_cap_splits_even_a_short_document():

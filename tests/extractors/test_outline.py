@@ -139,3 +139,16 @@ def test_headings_carry_weight():
     assert (ranked[0].page, ranked[0].why) == (2, 'heading "Governing Law"')
     toc = next(r for r in ranked if r.page == 3)
     assert not toc.why  # the table of contents names the heading but is not about it
+
+
+def test_words_of_a_value_s_form_do_not_rank_the_signature_pages_first():
+    block = "By: ____________\nName: ____________\nTitle: ____________\nDate: ____________"
+    index = pages(
+        "The repayment schedule runs over twelve quarters from the first utilisation.",
+        "IN WITNESS WHEREOF\nTHE BORROWER\n" + "\n".join([block] * 3),
+        "The borrower is the shipowner whose vessels are charged as security.",
+    )
+    name = [leaf("borrower_name", "The name of the borrower.")]
+    ranked = index.rank_fields(name)
+    assert ranked[0].page == 3  # "name", "title", "date" of the blocks count for nothing
+    assert ranked[0].score > ranked[1].score

@@ -7,7 +7,7 @@ import pytest
 from evidex.extractors.parse.text import TextParser
 from evidex.extractors.plan.context import ContextBudget
 from evidex.extractors.plan.pages import choose_pages, field_query, page_texts, rank_pages
-from evidex.schemas import get_schema
+from evidex.schemas import LeafSpec, get_schema
 
 PAGES = [
     "MASTER SERVICES AGREEMENT\nbetween Acme Corp and Beta LLC",
@@ -31,10 +31,15 @@ def test_pages_rank_by_the_words_they_share_with_the_fields():
     assert rank_pages(texts, field_query(fees))[0][0] == 4
 
 
-def test_the_query_holds_names_descriptions_and_kind_words():
+def test_the_query_holds_names_descriptions_and_kind_words_but_not_a_value_s_form():
     leaves = [leaf for leaf in get_schema("contract").leaves if leaf.path == "effective_date"]
     query = field_query(leaves)
-    assert "effective date" in query and "takes effect" in query and "dated" in query
+    assert "effective" in query and "takes effect" in query and "day" in query
+    assert "date" not in query.split() and "dated" not in query.split()
+    title = [leaf for leaf in get_schema("contract").leaves if leaf.path == "title"]
+    assert field_query(title) == "agreement"  # "Title of the agreement.": what it is the title of
+    dated = LeafSpec(path="date", kind="text", description="The date.")  # type: ignore[arg-type]
+    assert field_query([dated]) == "date The date"  # a field named by its form only keeps it
 
 
 def test_a_query_sharing_no_word_ranks_in_page_order_with_zero_scores():

@@ -96,6 +96,7 @@ def test_a_budgeted_job_ranks_pages_and_builds_its_prompts_once(
     budget: Budget, monkeypatch: pytest.MonkeyPatch
 ):
     indexes: list[object] = []
+    planned: list[tuple[str, ...] | None] = []
     built: list[tuple[str, ...]] = []
 
     class CountedIndex(plan.PageIndex):
@@ -103,16 +104,22 @@ def test_a_budgeted_job_ranks_pages_and_builds_its_prompts_once(
             indexes.append(self)
             super().__init__(texts)
 
-    def counted_call(self: plan.Planner, names: Any, *args: Any, **kwargs: Any) -> plan.Call:
+    def counted_calls(self: plan.Planner, budget: Any, only: Any = None) -> list[plan.Call]:
+        planned.append(only)
+        return plan_calls(self, budget, only)
+
+    def counted_build(self: plan.Planner, names: Any, *args: Any, **kwargs: Any) -> plan.Call:
         built.append(tuple(names))
         return build_call(self, names, *args, **kwargs)
 
-    build_call = plan.Planner.call
+    plan_calls, build_call = plan.Planner.calls, plan.Planner.build
     monkeypatch.setattr(plan, "PageIndex", CountedIndex)
-    monkeypatch.setattr(plan.Planner, "call", counted_call)
+    monkeypatch.setattr(plan.Planner, "calls", counted_calls)
+    monkeypatch.setattr(plan.Planner, "build", counted_build)
     llm = _succeeded_in_a_window(budget)[0]
     assert llm.used_during[0] > 0  # tokens were reserved (from the plan) before the first call
     assert len(indexes) == 1  # pages ranked once, for the reservation and the calls alike
+    assert planned == [None]  # the job's calls planned once, all together
     asked = [tuple(r.schema.model.model_fields) for r in llm.requests]
     assert len(built) == len(asked) >= 3  # one prompt built per call sent, none twice
     assert built == asked

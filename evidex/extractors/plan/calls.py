@@ -4,22 +4,22 @@ Pure: the line table, the schema and the context budget in, calls (with their pr
 
 The rule: **one structured call whenever the document and schema fit** the prompt budget. When
 they do not, pages are chosen first: every top-level field (:mod:`.groups`) has its pages ranked
-by relevance (:mod:`.pages`: words, headings, definitions), and its *evidence pages* are its best
-page and the next one when it scores at least half as well (for a list, the page after each of
-them too: a list runs on). If one call can hold the first page
-plus every field's evidence pages, and its answer fits the output cap, it is one call. Only
-otherwise is the schema split, in schema order, into groups whose evidence pages fit one call
-each.
+by relevance (:mod:`.pages`: words, headings, definitions) and its evidence pages drawn from
+them (:mod:`.fill`). If one call can hold the first page plus every field's evidence pages, and
+its answer fits the output cap, it is one call. Only otherwise is the schema split into groups
+whose evidence pages fit one call each, and **fields that read the same pages share a call**:
+a field joins the group it shares most evidence pages with, so a page two fields need is sent
+once, to the call that asks for both.
 
-Then **the budget is filled**: a call's prompt takes, in this order, the first page, the fields'
-evidence pages, every other page by its relevance to the field it serves best (its score as a
-share of that field's best page's; the page after a ranked page, where a clause runs over, at
-half that page's share, the page before at a quarter), and the rest of the document in page
-order, each while it fits; the room left, smaller than any page, takes the first lines of the
-next page in that order. The model reads them in page order. A page the model is sent
-costs tokens but can only help it, and every page it is not sent is one it cannot answer from:
-a document that does not fit fills at least nine tenths of the budget. Each page's reason is
-kept (``Call.why``, ``trace.calls[].why``).
+A job's calls are **planned together, once** (:meth:`Planner.calls`, :class:`JobPlan`): what a
+worker reserves tokens for is what the pipeline sends. Their pages are shared out
+(:func:`.fill.share`): the first page to every call, an evidence page to every call whose fields
+cite it, any other page to one call only, the one whose fields it serves best, while it fits;
+the room left, smaller than any page, takes the first lines of a page no call was sent. The
+model reads them in page order. A page the model is sent costs tokens but can only help it, and
+every page no call is sent is one no field can be answered from: a document the calls cannot
+hold fills at least nine tenths of each call's budget, and one they can hold is sent once over
+them. Each page's reason is kept (``Call.why``, ``trace.calls[].why``).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import pandas as pd
 
 from evidex.extractors.document import ParsedDocument, make_lines
 from evidex.extractors.plan.context import MESSAGE_OVERHEAD_TOKENS, ContextBudget, schema_chars
+from evidex.extractors.plan.fill import Fill, Rankings, evidence, fill_order, share
 from evidex.extractors.plan.groups import Unit, sub_schema, units
 from evidex.extractors.plan.pages import PageIndex, Ranked, choose_pages, page_texts
 from evidex.extractors.plan.prompt import Prompt, build_prompt
@@ -48,10 +49,7 @@ __all__ = [
 LEAF_OUTPUT_TOKENS = 60  # one FieldExtraction answered: quote, span, value, flags
 LIST_ITEMS_GUESS = 8  # items a list is budgeted for when planning the answer's size
 NOTES_OUTPUT_TOKENS = 150
-SECOND_PAGE_SHARE = 0.5  # a field's second page is evidence when it scores this share of the best
 PART_MARGIN_TOKENS = 32  # kept free when the top of a page fills the rest of the budget
-NEXT_PAGE_SHARE = 0.5  # the page after a ranked page: a clause may run over onto it
-PREVIOUS_PAGE_SHARE = 0.25  # the page before: a clause may start at its foot
 _SLACK_CHARS = 120  # the document line of the prompt names the pages sent
 
 
@@ -167,16 +165,9 @@ class Planner:
         return total
 
     def evidence_pages(self, unit: Unit) -> list[int]:
-        """``unit``'s best page and its second when it scores at least half as well; for a
-        list, the page after each of them too (a list runs on)."""
-        ranked = [r for r in self.ranked(unit) if r.score > 0]
-        if not ranked:
-            return []
-        best = ranked[0].score
-        pages = [r.page for r in ranked[:2] if r.score >= best * SECOND_PAGE_SHARE]
-        if unit.is_list:
-            pages += [p + 1 for p in pages if p + 1 in self.page_chars and p + 1 not in pages]
-        return pages
+        """``unit``'s evidence pages (:func:`.fill.evidence`): its best page and its second when
+        it scores at least half as well; for a list, the page after each of them too."""
+        return list(evidence(self._rankings([unit.name]), self.page_chars))
 
     # -- calls ---------------------------------------------------------------------------------
 
@@ -193,7 +184,9 @@ class Planner:
 
     def plan(self, budget: ContextBudget, only: Sequence[str] | None = None) -> list[list[str]]:
         """The groups of top-level field names (of ``only`` when given), one call each; one
-        group when they fit."""
+        group when they fit. Fields that read the same pages share a call (see
+        :meth:`_group`); each group's names are in schema order, the groups in the order of
+        their first field."""
         chosen = [u for u in self.units if only is None or u.name in only]
         names = [u.name for u in chosen]
         limit = budget.prompt_tokens
@@ -204,18 +197,56 @@ class Planner:
         whole = self.fixed_tokens(names, budget) + sum(costs.values())
         if whole <= limit and self.answer_tokens(names) <= budget.output_tokens(whole):
             return [names]
+        return self._group(chosen, budget, costs, limit)
+
+    def _group(
+        self, chosen: Sequence[Unit], budget: ContextBudget, costs: Mapping[int, int], limit: int
+    ) -> list[list[str]]:
+        """Each field, those that share pages next to each other (:meth:`_by_shared_pages`),
+        joins the group it shares most evidence pages with among those it fits in (the first
+        page, sent to every call, counts for none); sharing none, the last group; fitting none,
+        a group of its own. A page two fields both read is then sent once, to the call that
+        asks for both, and a call is not opened for a field another call has room for."""
         output_cap = budget.output_tokens(limit)
         groups: list[list[str]] = []
-        current: list[str] = []
+        pages: list[set[int]] = []
+        for unit, own in self._by_shared_pages(chosen):
+            fits = [
+                i
+                for i, names in enumerate(groups)
+                if self._fits([*names, unit.name], budget, costs, limit, output_cap)
+            ]
+            if not fits:
+                groups.append([unit.name])
+                pages.append(own)
+                continue
+            best = max(fits, key=lambda i: (len(own & pages[i]), i))
+            groups[best].append(unit.name)
+            pages[best] |= own
+        order = {u.name: i for i, u in enumerate(self.units)}
+        for names in groups:
+            names.sort(key=order.__getitem__)
+        return sorted(groups, key=lambda g: order[g[0]])
+
+    def _by_shared_pages(self, chosen: Sequence[Unit]) -> list[tuple[Unit, set[int]]]:
+        """``chosen`` with their evidence pages (less the first page), those that share pages
+        (directly or through another field) next to each other: each field in schema order,
+        then the fields it shares pages with, before the next."""
+        evidence = {u.name: set(self.evidence_pages(u)) - {self.first_page} for u in chosen}
+        order: list[Unit] = []
         for unit in chosen:
-            trial = [*current, unit.name]
-            if current and not self._fits(trial, budget, costs, limit, output_cap):
-                groups.append(current)
-                trial = [unit.name]
-            current = trial
-        if current:
-            groups.append(current)
-        return groups
+            if unit in order:
+                continue
+            cluster, pages = [unit], set(evidence[unit.name])
+            grown = True
+            while grown:
+                joining = [u for u in chosen if u not in cluster and evidence[u.name] & pages]
+                grown = bool(joining)
+                for u in joining:
+                    cluster.append(u)
+                    pages |= evidence[u.name]
+            order += sorted(cluster, key=chosen.index)
+        return [(u, evidence[u.name]) for u in order]
 
     def _fits(
         self,
@@ -225,6 +256,8 @@ class Planner:
         limit: int,
         output_cap: int,
     ) -> bool:
+        """Whether one call can hold the first page and the evidence pages of ``names``, and
+        its answer the output cap."""
         if self.answer_tokens(names) > output_cap:
             return False
         pages = {self.first_page}
@@ -232,6 +265,41 @@ class Planner:
             if unit.name in names:
                 pages.update(self.evidence_pages(unit))
         return self.fixed_tokens(names, budget) + sum(costs[p] for p in pages) <= limit
+
+    def calls(self, budget: ContextBudget, only: Sequence[str] | None = None) -> list[Call]:
+        """Every call of the job (of the fields ``only`` when given), planned together: the
+        groups of :meth:`plan`, then the pages of all of them at once (:func:`.fill.share`): a
+        page goes to every call whose fields have it as evidence, any other page to one call
+        only, the one whose fields it serves best among those it fits in. A group that can hold
+        the whole document (split off only for the size of its answer) is sent all of it."""
+        groups = self.plan(budget, only)
+        limit = budget.prompt_tokens
+        costs = self.page_tokens(budget)
+        whole = sum(costs.values())
+        fills = [
+            Fill(names, limit - self.fixed_tokens(names, budget))
+            for names in groups
+            if limit is not None and self.fixed_tokens(names, budget) + whole > limit
+        ]
+        left = share(fills, [self._rankings(f.names) for f in fills], costs, self.first_page)
+        used: set[int] = set()
+        for fill, order in zip(fills, left, strict=True):  # the room left: a page's top lines
+            top = next(((p, w) for p, w in order.items() if p not in used), None)
+            fill.part = self._top_lines(top[0], budget, fill.room) if top else None
+            if top and fill.part:
+                fill.why[top[0]] = f"its first {fill.part[1]} lines, to fill the budget: {top[1]}"
+                used.add(top[0])
+        filled = {tuple(f.names): f for f in fills}
+        out: list[Call] = []
+        for i, names in enumerate(groups):
+            purpose = _purpose(i, len(groups))
+            planned = filled.get(tuple(names))
+            if planned is None:  # a group split off for the size of its answer reads everything
+                out.append(self.call(names, budget, purpose))
+            else:
+                out.append(self.build(names, budget, planned.pages(), planned.why, purpose,
+                                      planned.part))  # fmt: skip
+        return out
 
     def call(
         self,
@@ -241,27 +309,42 @@ class Planner:
         must: Mapping[int, str] | None = None,
         rank: bool = True,
     ) -> Call:
-        """The call filling ``names``: every page when they fit, else the first page, ``must``
-        pages, then pages by relevance until the prompt budget is full."""
-        schema = sub_schema(self.schema, names)
+        """One call filling ``names`` on its own (a list's continuation, a retry): every page
+        when they fit, else the first page, ``must`` pages, then pages by relevance until the
+        prompt budget is full."""
         limit = budget.prompt_tokens
         costs = self.page_tokens(budget)
-        all_pages = tuple(sorted(costs))
         fixed = 0 if limit is None else self.fixed_tokens(names, budget)
-        part: tuple[int, int] | None = None
         if limit is None or fixed + sum(costs.values()) <= limit:
-            pages, why = all_pages, {p: "the whole document fits" for p in all_pages}
-        else:
-            keep = {self.first_page: "first page", **(must or {})}
-            ranked, reasons = self._fill_order(names, costs) if rank else ([], {})
-            choice = choose_pages(costs, ranked, limit - fixed, must=keep, reasons=reasons)
-            pages, why = choice.pages, dict(choice.why)
-            left = [p for p in ranked if p not in why]
-            if left:  # the room no whole page fits: the top of the next page in the order
-                part = self._top_lines(left[0], budget, limit - fixed - choice.tokens)
-            if part is not None:
-                why[part[0]] = f"its first {part[1]} lines, to fill the budget: {reasons[part[0]]}"
-        partial = len(pages) < len(all_pages)
+            every = {p: "the whole document fits" for p in costs}
+            return self.build(names, budget, tuple(costs), every, purpose)
+        keep = {self.first_page: "first page", **(must or {})}
+        reasons = fill_order(self._rankings(names), costs) if rank else {}
+        ranked = list(reasons)
+        choice = choose_pages(costs, ranked, limit - fixed, must=keep, reasons=reasons)
+        why = dict(choice.why)
+        left = [p for p in ranked if p not in why]
+        part = None
+        if left:  # the room no whole page fits: the top of the next page in the order
+            part = self._top_lines(left[0], budget, limit - fixed - choice.tokens)
+        if part is not None:
+            why[part[0]] = f"its first {part[1]} lines, to fill the budget: {reasons[part[0]]}"
+        return self.build(names, budget, choice.pages, why, purpose, part)
+
+    def build(
+        self,
+        names: Sequence[str],
+        budget: ContextBudget,
+        pages: Sequence[int],
+        why: Mapping[int, str],
+        purpose: str,
+        part: tuple[int, int] | None = None,
+    ) -> Call:
+        """The call for ``names`` over ``pages`` (and the top lines of ``part``): the one place
+        a prompt is built, once per call planned."""
+        schema = sub_schema(self.schema, names)
+        pages = tuple(sorted(pages))
+        partial = len(pages) < len(self.page_chars)
         lines = self.lines[self.lines["page"].isin(pages)] if partial else self.lines
         if part is not None:
             top = self.lines[self.lines["page"] == part[0]].iloc[: part[1]]
@@ -278,7 +361,7 @@ class Planner:
             tuple(names),
             schema,
             pages,
-            why,
+            dict(why),
             purpose,
             prompt,
             lines,
@@ -301,52 +384,17 @@ class Planner:
             count += 1
         return (page, count) if count and room > 0 else None
 
-    def _fill_order(
-        self, names: Sequence[str], costs: Mapping[int, int]
-    ) -> tuple[list[int], dict[int, str]]:
-        """The pages a call for ``names`` takes while they fit, in order, and why each: the
-        evidence pages, then every other page by its relevance to the field it serves best (its
-        score over that field's best; a neighbour of a ranked page at :data:`NEXT_PAGE_SHARE` or
-        :data:`PREVIOUS_PAGE_SHARE` of that page's), then the rest in page order."""
-        rankings = [
-            (unit.name, [r for r in self.ranked(unit) if r.score > 0])
+    def _rankings(self, names: Sequence[str]) -> Rankings:
+        """Each of the fields ``names``: the pages it ranks above zero, best first."""
+        return [
+            (unit.name, [r for r in self.ranked(unit) if r.score > 0], unit.is_list)
             for unit in self.units
             if unit.name in names
         ]
-        order: dict[int, str] = {}
-        lists = {unit.name for unit in self.units if unit.is_list}
-        for depth in range(2):  # evidence pages: each field's best, then its second
-            for name, ranked in rankings:
-                share = SECOND_PAGE_SHARE if depth else 1.0
-                if depth < len(ranked) and ranked[depth].score >= ranked[0].score * share:
-                    page = ranked[depth].page
-                    order.setdefault(page, _reason(depth + 1, name, ranked[depth]))
-                    if name in lists and page + 1 in costs:  # a list runs on
-                        where = f"page {page} (rank {depth + 1} for {name})"
-                        order.setdefault(page + 1, f"follows {where}: a list runs on")
-        offers: dict[int, tuple[float, str]] = {}
-
-        def offer(page: int, relevance: float, reason: str) -> None:
-            if page in costs and page not in order and relevance > offers.get(page, (0.0, ""))[0]:
-                offers[page] = (relevance, reason)
-
-        for name, ranked in rankings:
-            for i, r in enumerate(ranked):
-                relevance = r.score / ranked[0].score
-                where = f"page {r.page} (rank {i + 1} for {name})"
-                offer(r.page, relevance, _reason(i + 1, name, r))
-                offer(r.page + 1, NEXT_PAGE_SHARE * relevance, f"follows {where}")
-                offer(r.page - 1, PREVIOUS_PAGE_SHARE * relevance, f"precedes {where}")
-        for page, (_, reason) in sorted(offers.items(), key=lambda o: (-o[1][0], o[0])):
-            order[page] = reason
-        for page in costs:
-            order.setdefault(page, "fills the budget")
-        return list(order), order
 
 
-def _reason(rank: int, name: str, ranked: Ranked) -> str:
-    """``rank 1 for borrower``, with what raised the page: ``(defines "Borrower")``."""
-    return f"rank {rank} for {name}" + (f" ({ranked.why})" if ranked.why else "")
+def _purpose(index: int, count: int) -> str:
+    return "all fields" if count == 1 else f"group {index + 1} of {count}"
 
 
 def _page_chars(lines: pd.DataFrame) -> dict[int, int]:

@@ -54,6 +54,7 @@ __all__ = [
     "field_query",
     "page_texts",
     "rank_pages",
+    "subject_words",
 ]
 
 DEFINITION_WEIGHT = 1.0  # a page defining the field's term gains this share of its best score
@@ -63,7 +64,7 @@ HEADING_WEIGHT = 1.0  # weight of a page's headings' score against the field, ad
 # Words that say what form a value takes, not what it is about: "borrower_name" asks about the
 # borrower, so a page defining "Name" does not define what the field asks for.
 VALUE_WORDS = (
-    "name names legal full official registered date dated amount amounts value number no "
+    "name names legal full official registered date dated title amount amounts value number no "
     "id type text description details clause provision"
 )
 
@@ -126,14 +127,25 @@ class Ranked:
 
 
 def field_query(leaves: Iterable[LeafSpec]) -> str:
-    """The query for a group of fields: their path words, descriptions and kind words."""
+    """The query for a group of fields: their path words, descriptions and kind words, without
+    the words of a value's form (:func:`subject_words`)."""
     parts: list[str] = []
     for leaf in leaves:
-        parts.append(" ".join(w for w in _SPLIT.split(leaf.path) if w))
-        parts.append(leaf.description)
-        parts.append(KIND_WORDS.get(leaf.kind, ""))
+        words = [*_SPLIT.split(leaf.path), *_SPLIT.split(leaf.description)]
+        words += _SPLIT.split(KIND_WORDS.get(leaf.kind, ""))
+        parts.append(" ".join(subject_words(words)))
         parts.extend(leaf.enum)
     return " ".join(p for p in parts if p)
+
+
+def subject_words(words: Iterable[str]) -> list[str]:
+    """``words`` without those that say what form a value takes (:data:`VALUE_WORDS`), unless
+    nothing else is left. "Name of the borrower" asks about the borrower: the pages that say
+    "Name:" most are the signature blocks, and "Date:", "Title:" and "No." stand on every form
+    and schedule. A field named only by its form ("title", "date") keeps its words."""
+    words = [w for w in words if w]
+    subject = [w for w in words if not stems(w) <= _VALUE_STEMS]
+    return subject if any(stems(w) for w in subject) else words
 
 
 def page_texts(lines: pd.DataFrame) -> dict[int, str]:
