@@ -2,6 +2,8 @@
 them when OCR has lost nothing.
 
     .venv/bin/python -m bench.receipts_verify [--split tune|held_out|all] [--show]
+                                              [--source gold|tesseract|rapidocr|auto]
+                                              [--cache DIR]
 
 Over ``shared/eval/sroie`` (images, ``keys/<n>.json`` as printed, ``ocr_gold/<n>.csv``: the
 annotators' transcript, one box and text per segment), each receipt's line table is built from
@@ -20,25 +22,38 @@ total}`` (four strings, no descriptions):
     marked verified (honesty by sending everything to review would show there).
 
 Receipts 000-049 are the tuning half, 050-099 the held-out half: report them apart.
+
+``--source`` picks what the line tables are read from: ``gold`` (the transcript, the default)
+or an OCR engine run on ``images/<n>.jpg`` exactly as ``--ocr`` runs it. OCR takes seconds per
+receipt, so with ``--cache DIR`` each receipt's OCR line table is stored once, as
+``DIR/<n>.<engine>.json`` (the image's sha256 inside: a changed image is read again), and
+later runs read it from there; delete the file to read a receipt again after the OCR changes.
+Whatever the source, a value is *wrong* against the key and *printed* against the transcript:
+a wrong value verified counts where the transcript prints the key (an OCR misreading the rules
+verified counts), apart where the key is not what the receipt prints. ``strict`` counts every
+verified value that is not the key exactly (spacing and punctuation included), as
+``bench.receipts`` does.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import hashlib
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bench import receipts
 from bench.common import eval_dir
-from evidex.extractors.document import ParsedDocument
+from evidex.extractors.document import LINE_COLUMNS, ParsedDocument, make_lines, make_pages
 from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
 from evidex.extractors.pipeline import extract_parsed
-from evidex.schemas import SchemaDef, get_schema, schema_from_json
+from evidex.schemas import InputError, SchemaDef, get_schema, schema_from_json
 
 KEYS = ("company", "date", "address", "total")
 # the built-in schema's fields for the four keys
@@ -52,9 +67,82 @@ SCHEMA = {"type": "object", "properties": {k: {"type": "string"} for k in KEYS}}
 SPLITS = {"tune": range(0, 50), "held_out": range(50, 100), "all": range(0, 100)}
 
 
+SOURCES = ("gold", "tesseract", "rapidocr", "auto")
+
+
 def gold_document(path: Path) -> ParsedDocument:
     """The transcript as a line table, its lines verified as OCR lines are."""
     return receipts.gold_document(path, source="ocr")
+
+
+def _plain(value: Any) -> Any:
+    """A line-table cell as JSON holds it (numpy scalars as Python numbers, tuples as lists)."""
+    if hasattr(value, "item"):
+        return value.item()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def save_document(doc: ParsedDocument, path: Path, image_sha: str, engine: str) -> None:
+    """One receipt's OCR line table and page table as JSON (written whole, then renamed, so a
+    run stopped half-way leaves no half file)."""
+    lines = [
+        {name: _plain(row[name]) for name in LINE_COLUMNS} for row in doc.lines.to_dict("records")
+    ]
+    pages = [{k: _plain(v) for k, v in row.items()} for row in doc.pages.to_dict("records")]
+    body = {
+        "image_sha256": image_sha,
+        "engine": engine,
+        "document": {
+            "sha256": doc.sha256,
+            "filename": doc.filename,
+            "parser": doc.parser,
+            "media_type": doc.media_type,
+        },
+        "lines": lines,
+        "pages": pages,
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    part = path.with_suffix(".part")
+    part.write_text(json.dumps(body), encoding="utf-8")
+    part.replace(path)
+
+
+def load_document(path: Path, image_sha: str) -> ParsedDocument | None:
+    """A stored OCR line table, or None when there is none for this image."""
+    if not path.is_file():
+        return None
+    body = json.loads(path.read_text(encoding="utf-8"))
+    if body.get("image_sha256") != image_sha:
+        return None
+    rows = [{**row, "words": [tuple(w) for w in row["words"]]} for row in body["lines"]]
+    lines = make_lines(rows)
+    meta = body["document"]
+    return ParsedDocument(
+        lines,
+        make_pages(body["pages"]),
+        meta["sha256"],
+        meta["filename"],
+        meta["parser"],
+        meta["media_type"],
+    )
+
+
+def ocr_document(image: Path, engine: str, cache: Path | None) -> ParsedDocument:
+    """``image`` read by ``engine`` (``OcrParser(engine=...)``, what ``--ocr`` runs), from
+    ``cache`` when it holds this image's reading."""
+    data = image.read_bytes()
+    sha = hashlib.sha256(data).hexdigest()
+    stored = cache / f"{image.stem}.{engine}.json" if cache is not None else None
+    if stored is not None and (doc := load_document(stored, sha)) is not None:
+        return doc
+    from evidex.extractors.parse.ocr import OcrParser  # only when a receipt must be read
+
+    doc = OcrParser(engine=engine).parse(data, image.name)
+    if stored is not None:
+        save_document(doc, stored, sha, engine)
+    return doc
 
 
 def _squash(text: str) -> str:
@@ -130,7 +218,9 @@ class Tally:
     caught_not: list[str] = field(default_factory=list)
 
 
-def _leaf(schema: SchemaDef, key: str, value: Any, doc: ParsedDocument, span: tuple[int, int]):
+def _leaf(
+    schema: SchemaDef, key: str, value: Any, doc: ParsedDocument, span: tuple[int, int]
+) -> dict[str, Any]:
     texts = doc.lines["text"].tolist()
     numbers = doc.lines["line"].tolist()
     quote = " ".join(texts[span[0] : span[1] + 1])
@@ -159,7 +249,7 @@ def careful(
     schema: SchemaDef,
     tally: Tally,
     paths: dict[str, str] | None = None,
-):
+) -> None:
     """A careful model's true and wrong answers for each key, as ``schema``'s field
     ``paths[key]`` (the key itself by default)."""
     paths = paths or {k: k for k in KEYS}
@@ -179,7 +269,8 @@ def careful(
         value = _value(kinds[key], key, written)
         path = paths[key]
         leaf = _leaf(schema, key, value, doc, span)
-        result = extract_parsed(doc, schema, llm=ScriptedLLM(build_answer(schema, {path: leaf})))
+        answer = ScriptedLLM(build_answer(schema, {path: leaf}))
+        result = extract_parsed(doc, schema, llm=answer, gate=False)
         got = result.fields[path]
         if got.status.value == "verified":
             tally.verified[key] += 1
@@ -192,7 +283,8 @@ def careful(
         if kinds[key] == "amount" and isinstance(wrong, str):
             wrong = _value("amount", key, wrong)
         leaf = _leaf(schema, key, wrong, doc, span)
-        result = extract_parsed(doc, schema, llm=ScriptedLLM(build_answer(schema, {path: leaf})))
+        answer = ScriptedLLM(build_answer(schema, {path: leaf}))
+        result = extract_parsed(doc, schema, llm=answer, gate=False)
         if result.fields[path].status.value == "verified":
             tally.wrong_verified[key] += 1
             tally.caught_not.append(f"{n} {key}: wrong {wrong!r} <- {leaf['quote']!r}")
@@ -221,12 +313,26 @@ def fold(text: str) -> str:
     return re.sub(r"[^0-9A-Z]", "", text.upper())
 
 
-def rules_f1(n: str, doc: ParsedDocument, keys: dict[str, str], schema: SchemaDef, out: dict):
+def rules_f1(
+    n: str,
+    doc: ParsedDocument,
+    keys: dict[str, str],
+    schema: SchemaDef,
+    out: dict[str, Any],
+    printed_texts: list[str] | None = None,
+) -> None:
     """F1 by SROIE's exact match; a value marked verified is *wrong* when it differs from the
     key beyond spacing and punctuation (dates: in meaning), counted apart where the key is not
-    what the transcript prints (an annotator's correction no reader of the print can make)."""
-    result = extract_parsed(doc, schema, llm=RulesBackend())
-    texts = doc.lines["text"].tolist()
+    what the transcript (``printed_texts``, else ``doc``'s own lines) prints (an annotator's
+    correction no reader of the print can make). ``strict`` counts every verified value that
+    is not the key exactly."""
+    try:  # as ``evidex extract`` runs it: the pre-call gate included
+        result = extract_parsed(doc, schema, llm=RulesBackend())
+    except InputError as exc:
+        out["refused"].append(f"{n}: {exc.code}")
+        out["gold"] = {k: out["gold"][k] + bool((keys.get(k) or "").strip()) for k in KEYS}
+        return
+    texts = printed_texts if printed_texts is not None else doc.lines["text"].tolist()
     for key in KEYS:
         gold = (keys.get(key) or "").strip()
         got = result.fields[key]
@@ -239,6 +345,8 @@ def rules_f1(n: str, doc: ParsedDocument, keys: dict[str, str], schema: SchemaDe
         out["gold"][key] += bool(gold)
         out["right"][key] += right
         out["right_verified"] += right and got.status.value == "verified"
+        if answered and not right and got.status.value == "verified":
+            out["strict"] += 1
         if answered and not right:
             meaning_right = (
                 key == "date"
@@ -282,7 +390,7 @@ def _f1(right: int, answered: int, gold: int) -> float:
     return 100 * 2 * p * r / (p + r) if p + r else 0.0
 
 
-def run(split: str, show: bool) -> None:
+def run(split: str, show: bool, source: str = "gold", cache: Path | None = None) -> None:
     root = eval_dir()
     if root is None or not (root / "sroie").is_dir():
         raise SystemExit("no shared/eval/sroie here: set EVIDEX_EVAL_DIR")
@@ -296,6 +404,8 @@ def run(split: str, show: bool) -> None:
         "right": dict.fromkeys(KEYS, 0),
         "wrong_verified": 0,
         "wrong_unprinted": 0,
+        "strict": 0,
+        "refused": [],
         "right_verified": 0,
         "wrong_list": [],
         "misses": [],
@@ -308,13 +418,17 @@ def run(split: str, show: bool) -> None:
         if not gold.exists() or not key_file.exists():
             continue
         count += 1
-        doc = gold_document(gold)
+        transcript = gold_document(gold)
+        doc = transcript
+        if source != "gold":
+            doc = ocr_document(sroie / "images" / f"{n}.jpg", source, cache)
         keys = json.loads(key_file.read_text(encoding="utf-8"))
         careful(n, doc, keys, schema, tally)
         careful(n, doc, keys, receipt, builtin, BUILTIN_PATHS)
-        rules_f1(n, doc, keys, schema, rules)
-    print(f"receipts {split} ({SPLITS[split].start:03d}-{SPLITS[split].stop - 1:03d}): {count}")
-    print("(a) careful model on the annotators' transcript")
+        rules_f1(n, doc, keys, schema, rules, transcript.lines["text"].tolist())
+    span = f"{SPLITS[split].start:03d}-{SPLITS[split].stop - 1:03d}"
+    print(f"receipts {split} ({span}): {count}, read from {source}")
+    print(f"(a) careful model on the line tables ({source})")
     held, verified = sum(tally.held.values()), sum(tally.verified.values())
     for key in KEYS:
         print(f"    {key:8} true verified {tally.verified[key]:3}/{tally.held[key]:<3}"
@@ -339,8 +453,10 @@ def run(split: str, show: bool) -> None:
     print(
         f"    all      F1 {total:5.1f}  wrong values verified {rules['wrong_verified']} "
         f"in {count} receipts (+{rules['wrong_unprinted']} where the key is not what the "
-        "transcript prints)"
+        f"transcript prints); strict (any difference) {rules['strict']}"
     )
+    if rules["refused"]:
+        print(f"    refused by the gate (every key missed): {', '.join(rules['refused'])}")
     right = sum(rules["right"].values())
     print(
         f"    right values verified {rules['right_verified']}/{right}; the rest went to review "
@@ -354,12 +470,35 @@ def run(split: str, show: bool) -> None:
         print("\nrules wrong verified:", *rules["wrong_list"], sep="\n  ")
 
 
+def fill_cache(split: str, source: str, cache: Path | None) -> None:
+    """Read the split's images by ``source`` into ``cache``, measuring nothing (so the held-out
+    half can be read ahead of the one run that measures it)."""
+    root = eval_dir()
+    if source == "gold" or cache is None or root is None:
+        raise SystemExit("--ocr-only needs an OCR --source, --cache and shared/eval/sroie")
+    for i in SPLITS[split]:
+        image = root / "sroie" / "images" / f"{i:03d}.jpg"
+        if image.is_file():
+            ocr_document(image, source, cache)
+            print(f"  {i:03d} stored", file=sys.stderr)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", choices=sorted(SPLITS), default="tune")
     parser.add_argument("--show", action="store_true", help="list every miss")
+    parser.add_argument(
+        "--source", choices=SOURCES, default="gold", help="the transcript or an OCR engine"
+    )
+    parser.add_argument("--cache", type=Path, help="where OCR line tables are stored and read")
+    parser.add_argument(
+        "--ocr-only", action="store_true", help="store the split's OCR line tables and stop"
+    )
     args = parser.parse_args()
-    run(args.split, args.show)
+    if args.ocr_only:
+        fill_cache(args.split, args.source, args.cache)
+        return
+    run(args.split, args.show, args.source, args.cache)
 
 
 if __name__ == "__main__":

@@ -78,10 +78,17 @@ def test_a_line_ending_in_a_company_form_is_no_address_line() -> None:
 
 
 def test_a_total_cash_less_change_contradicts_goes_to_review() -> None:
-    text = TOP + "TOTAL AMT: RM 60.31\nROUNDING ADJ: -0.01\nRM 60.30\nCASH: RM 70.30\n"
+    text = TOP + "TOTAL AMT: RM 60.31\nROUNDING ADJ: -0.01\nCASH: RM 70.30\n"
     total = _run(text + "CHANGE: RM 10.00\n").fields["total"]
     assert total.value == "60.31"
-    _review(total, "cash 70.30 (line 9) less change 10.00 (line 10) is 60.30", "not the 60.31")
+    _review(total, "cash 70.30 (line 8) less change 10.00 (line 9) is 60.30", "not the 60.31")
+
+
+def test_the_amount_paid_printed_under_a_total_that_contradicts_it_is_answered_for_review() -> None:
+    text = TOP + "TOTAL AMT: RM 60.31\nROUNDING ADJ: -0.01\nRM 60.30\nCASH: RM 70.30\n"
+    total = _run(text + "CHANGE: RM 10.00\n").fields["total"]
+    assert (total.value, total.line_start) == ("60.30", 8)
+    _review(total, "the total line (line 6) reads 60.31", "is 60.30, the amount line 8 prints")
 
 
 def test_cash_less_change_settles_total_lines_that_disagree() -> None:

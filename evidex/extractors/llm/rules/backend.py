@@ -206,7 +206,7 @@ class _Filler(LabelFinder, LayoutFinder, ReceiptFinder):
             caveats.append(f"no label ties it to {parent}; taken in reading order")
         self.claimed.add(best.key)
         quote = best.text[best.quote[0] : best.quote[1]]
-        written = best.text[best.match.start : best.match.end]
+        written = best.match.written or best.text[best.match.start : best.match.end]
         match = in_order(best.match, self.order.order, self.order.reason)
         caveats[0] = match.caveat
         if concept is not None and concept.key == "total" and not parent:

@@ -1,5 +1,6 @@
 """Dates as documents write them: ``2026-03-15``, ``15.03.2026``, ``03/15/2026``, ``9/4/12``,
-``15 March 2026``, ``March 15, 2026``, ``the 11th day of January, 2012``, ``March 2026``.
+``15 March 2026``, ``March 15, 2026``, ``the 11th day of January, 2012``, ``March 2026``, and
+a till's ``05Mar2018``.
 
 The grammar below recognises each written form and names its parts, so the date is computed
 from those parts with :mod:`datetime` (which also rejects impossible dates such as 30 February).
@@ -17,7 +18,16 @@ from typing import Any
 
 from .match import Match
 
-__all__ = ["AMBIGUOUS", "DATE", "DATE_TEXT", "find_dates", "in_order", "parse_date", "readings"]
+__all__ = [
+    "AMBIGUOUS",
+    "DATE",
+    "DATE_TEXT",
+    "find_dates",
+    "in_order",
+    "parse_date",
+    "readings",
+    "spaced_dates",
+]
 
 AMBIGUOUS = "day and month order is ambiguous; read as month/day"
 
@@ -40,6 +50,9 @@ DATE_TEXT = (
     rf"|(?P<dm>{_DAY.format('d4')}\s+(?:day\s+of\s+|of\s+)?(?P<m4>{_MONTH})\.?{_YEAR_SEP}(?P<y4>\d{{4}}))"
     rf"|(?P<md>(?P<m5>{_MONTH})\.?\s+{_DAY.format('d5')}{_YEAR_SEP}(?P<y5>\d{{4}}))"
     rf"|(?P<my>(?P<m6>{_MONTH})\.?,?\s+(?P<y6>\d{{4}}))(?!\d)"
+    # "05Mar2018", "12 Mar2018", "10Mar201818:24": a till's date run together (before a time)
+    r"|(?<!\d)(?P<dmy>(?P<d7>\d{1,2})\s?(?P<m7>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+    r"(?P<y7>\d{4}))(?=\d{1,2}:\d{2}|\D|$)"
 )
 DATE = re.compile("(?i)" + DATE_TEXT)
 
@@ -69,6 +82,8 @@ def _parts(m: re.Match[str]) -> tuple[int, int, int, str] | None:
         return int(m["y4"]), _month(m["m4"]), int(m["d4"]), ""
     if m["md"]:
         return int(m["y5"]), _month(m["m5"]), int(m["d5"]), ""
+    if m["dmy"]:
+        return int(m["y7"]), _month(m["m7"]), int(m["d7"]), ""
     if m["my"]:
         caveat = "the document gives only month and year; the day is set to the 1st"
         return int(m["y6"]), _month(m["m6"]), 1, caveat
@@ -87,10 +102,16 @@ def _read(m: re.Match[str]) -> Match | None:
     return Match(m.start(), m.end(), {"iso": date.isoformat(), "original": m.group()}, caveat)
 
 
+def _runs_on(m: re.Match[str], text: str) -> bool:
+    """More digits follow the date, so it is part of a longer number; a run-together date
+    followed by its time ("10Mar201818:24") is not."""
+    return m.end() < len(text) and text[m.end()].isdigit() and not m["dmy"]
+
+
 def parse_date(text: str, pos: int, enum: tuple[str, ...] = ()) -> Match | None:
     """The date that starts at ``pos`` (and is not followed by more digits)."""
     m = DATE.match(text, pos)
-    if not m or (m.end() < len(text) and text[m.end()].isdigit()):
+    if not m or _runs_on(m, text):
         return None
     return _read(m)
 
@@ -98,12 +119,35 @@ def parse_date(text: str, pos: int, enum: tuple[str, ...] = ()) -> Match | None:
 def find_dates(text: str) -> list[Match]:
     out = []
     for m in DATE.finditer(text):
-        if m.end() < len(text) and text[m.end()].isdigit():
+        if _runs_on(m, text):
             continue
         found = _read(m)
         if found is not None:
             out.append(found)
     return out
+
+
+# A date an OCR engine spaced out: "1 8/01/201 8", "5/ 3 /201 8", "1 2-01 - 1 9".
+_SPACED = re.compile(
+    r"(?<![\d/.-])\d(?: ?\d)? ?(?P<s>[/.-]) ?\d(?: ?\d)? ?(?P=s) ?"
+    r"(?:(?:19|20) ?\d ?\d|\d ?\d)(?![\d/.-])"
+)
+
+
+def spaced_dates(text: str) -> list[Match]:
+    """The dates of a line an OCR engine read, also those it spaced out, read without the
+    spaces (``written``) and quoted as read; one wins over a reading of part of it
+    ("1/01/2019" of "1 1/01/2019"). Only for OCR text: in a text layer "1 1/01/2019" is a
+    number and a date."""
+    found = find_dates(text)
+    for m in _SPACED.finditer(text):
+        close = m.group().replace(" ", "")
+        read = find_dates(close)
+        if close == m.group() or not read or (read[0].start, read[0].end) != (0, len(close)):
+            continue
+        found = [d for d in found if not (d.start < m.end() and m.start() < d.end)]
+        found.append(replace(read[0], start=m.start(), end=m.end(), written=close))
+    return sorted(found, key=lambda d: d.start)
 
 
 def in_order(match: Match, order: str | None, why: str) -> Match:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .dates import spaced_dates
 from .lines import Hit, Leaf, Line, Lines, leaf
 from .match import Match
 from .money import PERCENT_PREFIX
@@ -146,7 +147,9 @@ class LabelFinder:
                 value = Match(pos, token.end(), token.group())
         elif rest and kind in ANCHORED:
             value = ANCHORED[kind](text, pos, enum)
-        if value is None and kind in SEARCHED:
+        if value is None and kind == "date" and line.read_by_ocr:  # "Date: 1 8/01/201 8"
+            value = near_value(spaced_dates(text), text, m, pos, before=False)
+        elif value is None and kind in SEARCHED:
             value = near_value(SEARCHED[kind](text), text, m, pos, before=kind == "duration")
         if value is None:
             return None

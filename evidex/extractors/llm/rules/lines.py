@@ -26,6 +26,11 @@ class Line:
     x0: float
     y0: float
     y1: float
+    ocr: float = math.nan  # the OCR confidence its text was read with; NaN: not read by OCR
+
+    @property
+    def read_by_ocr(self) -> bool:
+        return not math.isnan(self.ocr)
 
     def continued_by(self, below: Line) -> bool:
         """``below`` is the next line of the same block: same row, or just under, no gap."""
@@ -65,7 +70,8 @@ class Lines:
     def __init__(self, document: ParsedDocument) -> None:
         df = document.lines[document.lines["visible"].astype(bool)]
         columns = ("line", "page", "text", "font_size", "x0", "y0", "y1")
-        rows = zip(*(df[c].tolist() for c in columns), strict=True)
+        ocr = df["ocr_confidence"] if "ocr_confidence" in df else [math.nan] * len(df)
+        rows = zip(*(df[c].tolist() for c in columns), list(ocr), strict=True)
         self.rows = [
             Line(i, int(no), int(page), str(text).replace("\n", " "), *map(_num, rest))
             for i, (no, page, text, *rest) in enumerate(rows)

@@ -26,3 +26,4 @@ class Match:
     value: Any
     caveat: str = ""
     doubt: str = ""  # a sentence naming what leaves the reading open; empty when nothing does
+    written: str = ""  # the value as written, where the slice holds more (an OCR's stray spaces)

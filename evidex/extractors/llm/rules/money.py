@@ -17,6 +17,7 @@ from .match import Match
 __all__ = [
     "PERCENT",
     "PERCENT_PREFIX",
+    "closed_up",
     "currency_marks",
     "parse_amount",
     "parse_currency",
@@ -112,3 +113,20 @@ def parse_integer(text: str, pos: int, enum: tuple[str, ...] = ()) -> Match | No
 def parse_percentage(text: str, pos: int, enum: tuple[str, ...] = ()) -> Match | None:
     m = PERCENT.match(text, pos)
     return Match(m.start(), m.end(), read_number(m["n"])) if m else None
+
+
+# An OCR engine's spaces inside an amount: "33 .92", "73. 00", "30 .9 1", "0 . 0 1".
+_SPACE_IN_AMOUNT = re.compile(r"(?<=\d) (?=[.,] ?\d)|(?<=\d[.,]) (?=\d)|(?<=\d[.,]\d) (?=\d(?!\d))")
+
+
+def closed_up(text: str) -> tuple[str, list[int]]:
+    """``text`` with the spaces an OCR engine put inside amounts taken out ("RM 33 .92" reads
+    "RM 33.92"), and for each character of the result its offset in ``text`` (one more entry
+    for the end), so a figure found in the result is quoted from ``text``."""
+    at = list(range(len(text)))
+    while True:
+        drop = {m.start() for m in _SPACE_IN_AMOUNT.finditer(text)}
+        if not drop:
+            return text, [*at, at[-1] + 1 if at else 0]
+        text = "".join(c for i, c in enumerate(text) if i not in drop)
+        at = [a for i, a in enumerate(at) if i not in drop]

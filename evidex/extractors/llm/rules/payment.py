@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .lines import Line
-from .money import read_number
+from .money import closed_up, read_number
 
 __all__ = [
     "Figure",
@@ -157,6 +157,7 @@ def payment(rows: list[Line], cells: dict[int, list[Line]]) -> Payment:
         if any(r.x0 < line.x0 for r in row):
             continue  # a cell read with the row's first one
         text = " ".join([line.text, *(r.text for r in sorted(row, key=lambda r: r.x0))])
+        text = closed_up(text)[0] if line.read_by_ocr else text
         line = replace(line, text=text)
         amount = money(line.text)
         if amount is None:

@@ -1,21 +1,21 @@
 """What a till receipt (or any sales slip) says by where it prints it, not by a label.
 
-* the **issuer block** at the top: the merchant's name, its registration number, its address,
-  then the first line that is something else (a phone, a tax id, a date, a title such as
-  "TAX INVOICE", a ``Label: value`` line). A cashier's or customer's name printed above the
-  merchant is passed over: the name is the one right above the registration number, else the
-  one that carries a company form (cleanco's legal terms: ``SDN BHD``, ``GmbH``, ``Ltd``), else
-  the first name of the block;
-* the **address**: the block's lines under the name (and its registration line) up to the first
-  registration, phone or date line, quoted over the lines it runs on;
+* the **issuer block** at the top (:mod:`.issuer`): the merchant's name and, under it, the
+  address up to the first registration, phone or date line, quoted over the lines it runs on;
 * the **total**: the amount on the last line that names the total (``TOTAL``, ``ROUNDED
   TOTAL``, ``NETT TOTAL``, ``AMOUNT DUE``), never a line that names a part of it or what was
-  handed over (``SUB TOTAL``, ``TOTAL QTY``, ``TOTAL GST``, ``CASH``, ``CHANGE``);
+  handed over (``SUB TOTAL``, ``TOTAL QTY``, ``TOTAL GST``, ``CASH``, ``CHANGE``); where no
+  line names it, the amount cash less change says was paid, where a line prints it;
 * the **date**: the first date printed, when no label names it.
 
 A document is read this way only when it shows money the way a sale does (an amount beside a
-total, cash or tax label, or beside a currency mark): a CV has no issuer block. Pure; every
-value quotes visible lines.
+total, cash or tax label, or beside a currency mark, on a line or across the cells of its row):
+a CV has no issuer block. Pure; every value quotes visible lines.
+
+**Lines an OCR engine read** are read as it reads them (:mod:`.ocr_text`): cells of one row
+apart ("Total :" | "9.00"), spaces inside amounts ("RM 33 .92") and dates ("1 8/01/201 8")
+and inside words ("TO TAL"); the value is written without those spaces, the quote keeps the line
+as read. A text layer's lines are read as they are.
 
 **How sure each reading is.** A value read by a strong rule stands; one read by a weak rule, or
 where the slip points two ways, carries a ``doubt`` (:mod:`.match`) that sends it to review:
@@ -23,14 +23,17 @@ where the slip points two ways, carries a ``doubt`` (:mod:`.match`) that sends i
 * the merchant: the name above its registration number stands, unless a name above it carries
   a company form; the first name with a company form stands, unless another one does too; a
   name taken for standing above the address stands only when the block holds no other name;
-* the address (never a line that ends in a company form, ``7-ELEVEN MALAYSIA SDN BHD``): in
-  doubt when nothing closes it (no phone, id, date or title line within six lines), when its
-  last line runs on (ends in a comma, "&", "/"), or when a line between the name and the
-  address could belong to either;
+* the address: in doubt when nothing closes it (no phone, id, date or title line within six
+  lines), when its last line runs on (ends in a comma, "&", "/"), or when a line between the
+  name and the address could belong to either;
+* the merchant and the address read by OCR: in doubt when their text shows a misreading (a zero
+  between letters, a letter O in a number, a CJK mark: :func:`.ocr_text.misread`);
 * the total: settled when what was paid (cash less change, else a card charge) confirms it; in
   doubt when what was paid is another figure, when another total line disagrees and nothing
   printed accounts for the difference (a rounding, charges added after an earlier total), or
-  when a rounding follows a plain total (:mod:`.payment`);
+  when a rounding follows a plain total (:mod:`.payment`). Read by OCR, it also needs a second
+  printed figure: what was paid, or the same amount on another line (OCR misreads a digit now
+  and then, seldom the same figure twice the same way);
 * the first date printed: in doubt when the slip prints another date no label explains; its
   day/month order is still the document's to settle (:mod:`evidex.extractors.verify.locales`).
 """
@@ -39,40 +42,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import Any
 
 from evidex.extractors.verify.currency import currency_marks
 
-from .dates import find_dates, readings
+from .dates import find_dates, readings, spaced_dates
+from .issuer import TRAILING_ID, Issuer, nos, read_issuer
 from .lines import Hit, Line, Lines, join_caveats
 from .match import Match
 from .meaning import Concept
-from .money import parse_amount
+from .money import closed_up, parse_amount
+from .ocr_text import misread, tidied
 from .payment import Payment, accounted, amount_of, close, payment, row_cells
 
 __all__ = ["ReceiptFinder"]
 
-_TOP_LINES = 14  # the issuer block is in the first lines
-_TITLE = re.compile(
-    r"(?i)^\W*(?:(?:simplified\s+|full\s+)?tax\s*invoice|invoice|receipt|official\s+receipt|"
-    r"cash\s*(?:bill|sales?|receipt)|bill|sales\s+receipt|tax\s+receipt|welcome\b.*|"
-    r"thank\s+you\b.*)\W*$"
-)
-_CONTACT = re.compile(
-    r"(?i)\b(?:tel|telephone|phone|ph|fax|h/?p|hotline|mobile|whatsapp|email|e-mail|website|"
-    r"www)\b|@|https?://|(?<!\d)0\d{1,2}[-\s]?\d{3,4}[\s-]?\d{3,4}(?!\d)"
-)
-_ID_LABEL = (
-    r"(?:co(?:mpany)?\.?\s*(?:reg(?:istration)?|rfg|no)\.?|roc|br|reg(?:istration)?|gst|vat|"
-    r"sst|tax|tin|abn|uen|crn|business|id)"
-)
-_REGISTRATION = re.compile(
-    rf"(?i)^\W*(?:{_ID_LABEL}[\s.:#]*(?:id|no|number|reg)?[\s.:#]*)*\(?\s*"
-    r"[A-Z]{0,3}\d[\dA-Z]*[\d](?:[-/]?[A-Z])?\s*\)?\W*$"
-)
-_LABELLED = re.compile(r"(?i)^\W*(?!no\b)[a-z][^:\d]{2,29}:\s*\S")
-_TRAILING_ID = re.compile(r"\s*\(\s*[A-Z]{0,3}\d{4,}[\dA-Z-]*\)\s*$")
 _AMOUNT = re.compile(
     r"(?:[€$£¥]\s?)?(?<![\d.,/-])\d{1,3}(?:[,.\s]\d{3})*[.,]\d{2}(?![\d%]|[.,/-]\d)"
 )
@@ -86,9 +70,12 @@ _OTHER_DATE = re.compile(
 )
 _FINAL = re.compile(
     r"(?i)\b(?:grand|nett?|rounded|round(?:ed)?\s*d?|final)\s*total\b|\bamount\s+(?:due|"
-    r"payable)\b|\bbalance\s+due\b|\btotal\s+(?:due|payable)\b"
+    r"payable)\b|\bbalance\s+due\b|\btotal\s+(?:due|payable|rounded)\b"
 )
-_INCLUDED = re.compile(r"(?i)\b(?:incl(?:usive|uding|udes?|\.)?)\s*(?:of\s+)?(?:gst|vat|sst|tax)\b")
+# "Inclusive of GST", also as an OCR engine reads its capital I ("lnclusive")
+_INCLUDED = re.compile(
+    r"(?i)\b(?:[il1]ncl(?:usive|uding|udes?|\.)?)\s*(?:of\s+)?(?:gst|vat|sst|tax)\b"
+)
 _SUMMARY = re.compile(r"(?i)\b(?:gst|tax|vat|sst)\s+(?:summary|code)\b|\bsummary\b")
 _MONEY_LINE = re.compile(
     r"(?i)\b(?:total|sub\s*-?\s*total|cash|change|amount|rounding|gst|tax|vat|paid|due)\b"
@@ -99,110 +86,64 @@ _NOT_TOTAL = re.compile(
 )
 
 
-@lru_cache(maxsize=1)
-def _legal_form() -> re.Pattern[str]:
-    from cleanco.termdata import terms_by_type
-
-    terms = {re.sub(r"[^a-z/]", "", t.lower()) for ts in terms_by_type.values() for t in ts}
-    keys = sorted((t for t in terms if len(t.replace("/", "")) >= 2), key=len, reverse=True)
-    body = "|".join(r"[.\s]*".join(re.escape(c) for c in k) for k in keys)
-    return re.compile(rf"(?i)(?<![A-Za-z])(?:{body})\.?(?![A-Za-z])")
+def _dates(line: Line) -> list[Match]:
+    """The dates ``line`` prints, with those an OCR engine spaced out on a line it read."""
+    return spaced_dates(line.text) if line.read_by_ocr else find_dates(line.text)
 
 
-def _name_like(text: str) -> bool:
-    clean = _TRAILING_ID.sub("", text).strip()
-    letters = sum(c.isalpha() for c in clean)
-    return (
-        letters >= 3
-        and letters >= 0.5 * len(clean.replace(" ", ""))
-        and not _TITLE.match(clean)
-        and not _CONTACT.search(clean)
-        and not _LABELLED.match(clean)
-        and not find_dates(clean)
-    )
-
-
-def _company(text: str) -> bool:
-    """A line that ends in a company form (``… SDN BHD``, ``… S/B (519537-X)``): a name, never
-    an address line, even when it holds a digit (``7-ELEVEN MALAYSIA SDN BHD``)."""
-    clean = _TRAILING_ID.sub("", text).rstrip(" .,")
-    forms = list(_legal_form().finditer(clean))
-    return bool(forms) and not re.search(r"\w", clean[forms[-1].end() :])
-
-
-def _runs_on(text: str) -> bool:
-    """A name line that carries on below: it ends in "&" or leaves a parenthesis open."""
-    return text.rstrip().endswith("&") or text.count("(") > text.count(")")
-
-
-_OPEN_END = re.compile(r"[,&/(-]\s*$")
-_NAMES = (
-    "{} at the top of the receipt could each be the merchant's name, and nothing (a "
-    "registration number under one, or one name alone carrying a company form) settles which"
-)
-_FORMS = (
-    "{} at the top of the receipt each carry a company form, and no registration number under "
-    "one settles which is the merchant"
-)
-_FORM_ABOVE = (
-    "{} at the top of the receipt could each be the merchant: one stands above the "
-    "registration number, another carries a company form"
-)
+def _token_end(text: str, end: int) -> int:
+    """Where the word holding ``text[end - 1]`` ends: a quote stops at a word's end."""
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    return end
 
 
 @dataclass(frozen=True, slots=True)
-class _Issuer:
-    """The issuer block, rows indexing ``lines.rows``: the name's first and last row, the
-    address's first and last row (last < first: no address), how the name was chosen and what
-    leaves each in doubt."""
+class _Total:
+    """A line that names the total (``label``) and the amount it gives, on ``line``."""
 
-    first: int
-    last: int
-    start: int
-    end: int
-    how: str
-    name_doubt: str = ""
-    address_doubt: str = ""
+    label: Line
+    line: Line
+    amount: Match
 
 
-def _aside(text: str) -> bool:
-    """A line of the issuer block that is not its address, so one that ends the address: an id,
-    a date, a contact, a title, a label."""
-    return bool(
-        _REGISTRATION.match(text)
-        or find_dates(text)
-        or _CONTACT.search(text)
-        or _TITLE.match(text)
-        or _LABELLED.match(text)
-    )
+def _loose(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """``pattern`` with its words "total" and "rounded" also matched as an OCR engine splits
+    them ("TO TAL", "Tota l", "ROUNDE D")."""
+    source = pattern.pattern
+    for word in ("total", "rounded"):
+        source = source.replace(word, r"\s?".join(word))
+    return re.compile(source)
 
 
-def _nos(rows: list[Line], indexes: list[int]) -> str:
-    """``line 3`` / ``lines 1, 2 and 4``: some rows by their global numbers, for a reason."""
-    nos = [str(rows[i].no) for i in indexes]
-    return f"lines {', '.join(nos[:-1])} and {nos[-1]}" if len(nos) > 1 else f"line {nos[0]}"
+_LOOSE_TOTAL_WORDS = _loose(_TOTAL_WORDS)
+_LOOSE_FINAL = _loose(_FINAL)
 
 
-def _address_doubt(rows: list[Line], name_end: int, start: int, stop: int) -> str:
-    """Why the address block ``rows[start:stop]`` may not be the whole address, or ``""``."""
-    between = [i for i in range(name_end + 1, start) if not _aside(rows[i].text)]
-    if between:
-        return (
-            f"{_nos(rows, between)} between the merchant's name and its address may belong "
-            "to either, so where the address starts is unclear"
-        )
-    if stop >= len(rows) or not _aside(rows[stop].text):
-        return (
-            f"no phone, registration or date line closes the address after line "
-            f"{rows[stop - 1].no}, so where it ends is unclear"
-        )
-    last = rows[stop - 1]
-    if _OPEN_END.search(last.text):
-        return (
-            f"the address's last line (line {last.no}) ends in "
-            f"{last.text.rstrip()[-1]!r}, so it may run on beyond what was read"
-        )
-    return ""
+def _total_words(line: Line) -> re.Pattern[str]:
+    """The words that name a total, as loose as the way ``line`` was read calls for."""
+    return _LOOSE_TOTAL_WORDS if line.read_by_ocr else _TOTAL_WORDS
+
+
+def _final_words(line: Line) -> re.Pattern[str]:
+    return _LOOSE_FINAL if line.read_by_ocr else _FINAL
+
+
+def _amounts(line: Line) -> list[Match]:
+    """The amounts ``line`` prints (:data:`_AMOUNT`), read as amounts with their currency;
+    on a line read by OCR, with the spaces the engine put inside them taken out
+    (:func:`.money.closed_up`), quoted from the line as read."""
+    text, at = closed_up(line.text) if line.read_by_ocr else (line.text, [])
+    out = []
+    for found in _AMOUNT.finditer(text):
+        read = parse_amount(text, found.start())
+        if read is None:
+            continue
+        if at:
+            written = text[read.start : read.end]
+            read = replace(read, start=at[read.start], end=at[read.end - 1] + 1, written=written)
+        out.append(read)
+    return out
 
 
 def _doubted(hit: Hit, doubt: str) -> Hit:
@@ -216,79 +157,38 @@ class ReceiptFinder:
         cached: bool | None = getattr(self, "_receipt_cache", None)
         if cached is None:
             cached = any(
-                _AMOUNT.search(r.text)
-                and (_MONEY_LINE.search(r.text) or currency_marks(r.text, beside_number=True))
-                for r in self.lines.rows
+                _AMOUNT.search(text)
+                and (_MONEY_LINE.search(text) or currency_marks(text, beside_number=True))
+                for text in self._row_texts()
             )
             self._receipt_cache = cached
         return cached
 
     # -- the issuer block ---------------------------------------------------------------------
 
-    def _issuer(self) -> _Issuer | None:
+    def _issuer(self) -> Issuer | None:
         """The issuer block at the top of the first page, or None when the top holds no name."""
         if not hasattr(self, "_issuer_cache"):
-            self._issuer_cache = self._read_issuer()
+            self._issuer_cache = read_issuer(self.lines.rows, self._cells())
         return self._issuer_cache
 
-    def _read_issuer(self) -> _Issuer | None:
-        rows = [r for r in self.lines.rows[:_TOP_LINES] if r.page == self.lines.rows[0].page]
-        texts = [r.text for r in rows]
-        address = next(
-            (
-                i
-                for i, t in enumerate(texts)
-                if i and re.search(r"\d", t) and not _aside(t) and not _company(t)
-            ),
-            None,
-        )
-        top = texts[: address if address is not None else len(texts)]
-        named = [i for i, t in enumerate(top) if _name_like(t)]
-        formed = [i for i in named if _legal_form().search(top[i])]
-        registration = next(
-            (i for i, t in enumerate(top) if _REGISTRATION.match(t) and named and named[0] < i),
-            None,
-        )
-        name: int | None = None
-        if registration is not None:  # the name right above its registration number
-            name = next((i for i in reversed(named) if i < registration), None)
-            how = "the name above its registration number at the top of the receipt"
-            rivals, why = [i for i in formed if name is not None and i < name], _FORM_ABOVE
-        if name is None and formed:  # the first name with a company form
-            name, how = formed[0], "the name with a company form at the top of the receipt"
-            rivals, why = formed, _FORMS
-        if name is None and named:  # the name right above the address
-            name = named[-1] if address is not None else named[0]
-            how, rivals, why = "the name at the top of the receipt", named, _NAMES
-        if name is None:
-            return None
-        first = last = name
-        if first and _runs_on(texts[first - 1]) and _name_like(texts[first - 1]):
-            first -= 1
-        if last + 1 < len(texts) and _runs_on(texts[last]) and _name_like(texts[last + 1]):
-            last += 1
-        rivals = [i for i in rivals if not first <= i <= last]  # other names the rule could take
-        name_doubt = why.format(_nos(rows, sorted([first, *rivals]))) if rivals else ""
-        start = address if address is not None and address > last else len(texts)
-        end = start
-        while end < len(texts) and not _aside(texts[end]) and end - start < 6:
-            end += 1
-        doubt = _address_doubt(rows, last, start, end) if start < end else ""
-        return _Issuer(first, last, start, end - 1, how, name_doubt, doubt)
-
     def _quote_rows(self, first: int, last: int, caveat: str, trim_id: bool = False) -> Hit:
+        """Lines ``first``..``last`` quoted whole, their text the value (spaced as print sets
+        it where OCR read them: :func:`.ocr_text.tidied`)."""
         rows = self.lines.rows
+        ocr = any(r.read_by_ocr for r in rows[first : last + 1])
         if first == last:
             text = rows[first].text
-            trailing = _TRAILING_ID.search(text) if trim_id else None
+            trailing = TRAILING_ID.search(text) if trim_id else None
             end = trailing.start() if trailing else len(text.rstrip())
             start = len(text) - len(text.lstrip())
-            match = Match(start, end, text[start:end], caveat)
-            return Hit((3, -1), rows[first], match, (start, end))
+            value = tidied(text[start:end]) if ocr else text[start:end]
+            return Hit((3, -1), rows[first], Match(start, end, value, caveat), (start, end))
         joined = " ".join(r.text for r in rows[first : last + 1])
         start = len(rows[first].text) - len(rows[first].text.lstrip())
         end = len(joined.rstrip())
-        match = Match(start, end, joined[start:end], caveat)
+        value = tidied(joined[start:end]) if ocr else joined[start:end]
+        match = Match(start, end, value, caveat)
         return Hit((3, -1), rows[first], match, (start, end), False, last, joined)
 
     def receipt_hits(self, concept: Concept | None, kind: str, parent: str) -> list[Hit]:
@@ -315,7 +215,7 @@ class ReceiptFinder:
         if found is None:
             return []
         hit = self._quote_rows(found.first, found.last, found.how, True)
-        return [_doubted(hit, found.name_doubt)]
+        return [_doubted(hit, found.name_doubt or self._misread(found.first, found.last))]
 
     def issuer_address_hits(self) -> list[Hit]:
         if not self._receipt_like():
@@ -327,7 +227,15 @@ class ReceiptFinder:
         if not any(c.isdigit() for r in self.lines.rows[start : end + 1] for c in r.text):
             return []  # an address gives a number somewhere
         hit = self._quote_rows(start, end, "the lines under the merchant's name")
-        return [_doubted(hit, found.address_doubt)]
+        return [_doubted(hit, found.address_doubt or self._misread(start, end))]
+
+    def _misread(self, first: int, last: int) -> str:
+        """Why the OCR reading of lines ``first``..``last`` may not be what is printed
+        (:func:`.ocr_text.misread`), or ``""``."""
+        for line in self.lines.rows[first : last + 1]:
+            if line.read_by_ocr and (sign := misread(line.text)):
+                return f"line {line.no} was read by OCR and {sign}: it may not be what is printed"
+        return ""
 
     # -- the total and the date ---------------------------------------------------------------
 
@@ -336,41 +244,50 @@ class ReceiptFinder:
             self._cells_cache = row_cells(self.lines.rows)
         return self._cells_cache
 
+    def _row_texts(self) -> list[str]:
+        """Each line with the cells of its row (left to right): an OCR engine reads "Total :"
+        and "9.00" apart, and puts spaces inside amounts ("73. 00")."""
+        out = []
+        for line in self.lines.rows:
+            row = sorted([line, *self._row(line)], key=lambda r: r.x0)
+            text = " ".join(r.text for r in row)
+            out.append(closed_up(text)[0] if line.read_by_ocr else text)
+        return out
+
     def _row(self, line: Line) -> list[Line]:
         """The other lines printed on ``line``'s row (:func:`.payment.row_cells`)."""
         return self._cells().get(line.index, [])
 
-    def _total_lines(self) -> list[tuple[Line, int]]:
-        """Lines that name the total, with where their amount starts (on the line, in a cell
-        to its right on the same row, or on the line under it): (line, start). A line or row of
-        several amounts is a table's (a tax summary's) totals row, and nothing under a summary
-        heading is the receipt's total."""
-        out: list[tuple[Line, int]] = []
+    def _total_lines(self) -> list[_Total]:
+        """Lines that name the total, with where their amount is (on the line, in a cell to its
+        right on the same row, or on the line under it). A line or row of several amounts is a
+        table's (a tax summary's) totals row, and nothing under a summary heading is the
+        receipt's total."""
+        out: list[_Total] = []
         for line in self.lines.rows:
             if out and _SUMMARY.search(line.text):
                 break
-            if not _TOTAL_WORDS.search(line.text):
+            if not _total_words(line).search(line.text):
                 continue
             label = _INCLUDED.sub(" ", line.text)
             if _NOT_TOTAL.search(label.split(":")[0] if ":" in label else label):
                 continue
-            amounts = list(_AMOUNT.finditer(line.text))
-            if len({a.group() for a in amounts}) > 1:
+            amounts = _amounts(line)
+            if len({amount_of(a.value) for a in amounts}) > 1:
                 continue
             if amounts:
-                out.append((line, amounts[-1].start()))
+                out.append(_Total(line, line, amounts[-1]))
                 continue
-            cells = [
-                (r, a) for r in self._row(line) if r.x0 > line.x0 for a in _AMOUNT.finditer(r.text)
-            ]
-            if len({a.group() for _, a in cells}) > 1:
+            cells = [(r, a) for r in self._row(line) if r.x0 > line.x0 for a in _amounts(r)]
+            if len({amount_of(a.value) for _, a in cells}) > 1:
                 continue
             if cells:
-                out.append((cells[-1][0], cells[-1][1].start()))
+                out.append(_Total(line, cells[-1][0], cells[-1][1]))
                 continue
             below = self.lines.after(line)
-            if below is not None and (m := _AMOUNT.match(below.text.strip())):
-                out.append((below, len(below.text) - len(below.text.lstrip()) + m.start()))
+            lead = len(below.text) - len(below.text.lstrip()) if below is not None else 0
+            if below is not None and (read := _amounts(below)) and read[0].start == lead:
+                out.append(_Total(line, below, read[0]))
         return out
 
     def total_hits(self) -> list[Hit]:
@@ -378,19 +295,71 @@ class ReceiptFinder:
         amount is due or final (``AMOUNT DUE``, ``GRAND TOTAL``, ``ROUNDED TOTAL``, ``NETT
         TOTAL``), else a plain ``TOTAL``."""
         found = self._total_lines()
-        final = [(line, at) for line, at in found if _FINAL.search(line.text)]
+        final = [t for t in found if _final_words(t.label).search(t.label.text)]
         chosen = final or found
         if not chosen:
-            return []
-        line, start = chosen[-1]
-        match = parse_amount(line.text, start)
-        if match is None:
-            return []
+            return self._paid_alone()
+        line, match = chosen[-1].line, chosen[-1].amount
         caveat = f"the last of {len(chosen)} total lines" if len(chosen) > 1 else ""
-        match = Match(match.start, match.end, match.value, join_caveats(match.caveat, caveat))
-        label = _TOTAL_WORDS.search(line.text)  # quoted with its label when they share a line
+        match = replace(match, caveat=join_caveats(match.caveat, caveat))
+        paid = self._paid_instead(chosen[-1])
+        if paid is not None:
+            line, match = paid
+        label = _total_words(line).search(line.text)  # quoted with its label on one line
         first = min(label.start(), match.start) if label else match.start
         return [Hit((1, -1), line, match, (first, match.end))]
+
+    def _cash_paid(self) -> tuple[float, str] | None:
+        """What cash less change says was paid (a card charge may carry a tip or a fee, so it
+        is no measure of the total here)."""
+        pay = self._payment()
+        return pay.paid if pay.cash is not None and pay.change is not None else None
+
+    def _paid_instead(self, total: _Total) -> tuple[Line, Match] | None:
+        """Where cash less change says another amount was paid than the total line gives, and
+        a line from the total line on prints that amount (a rounded total whose label was lost,
+        the cash handed over with no change), that line and its amount; still in doubt, since
+        the total line says otherwise."""
+        figure = amount_of(total.amount.value)
+        paid = self._cash_paid()
+        if figure is None or paid is None or close(paid[0], figure):
+            return None
+        found = self._printing(paid[0], total.label.index)
+        if found is None:
+            return None
+        doubt = (
+            f"the total line (line {total.line.no}) reads {figure:.2f}; {paid[1]}, the amount "
+            f"line {found[0].no} prints, so that is answered"
+        )
+        return found[0], replace(found[1], doubt=doubt)
+
+    def _paid_alone(self) -> list[Hit]:
+        """No line names the total (an OCR engine misread its label): what cash less change
+        says was paid, where a line prints that amount; in doubt, since no label says it is
+        the total."""
+        paid = self._cash_paid()
+        found = self._printing(paid[0], 0) if paid is not None else None
+        if paid is None or found is None:
+            return []
+        line, read = found
+        doubt = (
+            f"no line names the total; {paid[1]}, the amount line {line.no} prints, so that is "
+            "answered"
+        )
+        return [Hit((1, -1), line, replace(read, doubt=doubt), (read.start, read.end))]
+
+    def _printing(self, amount: float, start: int) -> tuple[Line, Match] | None:
+        """The first line from row ``start`` on that prints ``amount``, and its reading: one
+        whose row names no part of the total or payment (``SUBTOTAL``, ``CASH``) first."""
+        found = [
+            (line, read)
+            for line in self.lines.rows[start:]
+            for read in _amounts(line)
+            if (figure := amount_of(read.value)) is not None and close(figure, amount)
+        ]
+        texts = self._row_texts()
+        plain = [(line, read) for line, read in found if not _NOT_TOTAL.search(texts[line.index])]
+        return (plain or found)[0] if found else None
 
     def total_doubt(self, line: Line, value: Any) -> str:
         """Why the total ``value`` read from ``line`` may not be what was paid, from the
@@ -408,9 +377,9 @@ class ReceiptFinder:
         sizes = [r.amount for r in pay.rounding]
         others = [
             (other.no, figure)
-            for other, at in self._total_lines()
-            if (read := parse_amount(other.text, at)) is not None
-            and (figure := amount_of(read.value)) is not None
+            for other in (t.line for t in self._total_lines())
+            for read in _amounts(other)[-1:]
+            if (figure := amount_of(read.value)) is not None
             and not close(figure, amount)
             and not any(close(abs(figure - amount), size) for size in sizes)
             and not (
@@ -432,18 +401,37 @@ class ReceiptFinder:
                 " a table's row, which need not be the receipt's total"
             )
         beside = [r for r in row if r.x0 < line.x0]
-        if not any(_TOTAL_WORDS.search(r.text) for r in (line, *beside)):
+        if not any(_total_words(r).search(r.text) for r in (line, *beside)):
             return (
                 f"the amount is read from line {line.no}, under a total label on a line of its "
                 "own, so which label it belongs to is not printed"
             )
         later = [r for r in pay.rounding if r.below(line) and r.amount >= 0.005]
-        if later and not any(_FINAL.search(r.text) for r in (line, *beside)):
+        if later and not any(_final_words(r).search(r.text) for r in (line, *beside)):
             return (
                 f"a rounding of {later[0].amount:.2f} (line {later[0].line}) follows this total, "
                 "so the amount paid may be the rounded one"
             )
-        return ""
+        return self._unconfirmed(line, amount)
+
+    def _unconfirmed(self, line: Line, amount: float) -> str:
+        """On a line read by OCR, a total is settled only by a second printed figure: cash
+        less change or a card charge (checked before), or the same amount on another line (an
+        item, a subtotal, a rounded total, the cash handed over). OCR misreads a digit now and
+        then ("32.69" for "32.70"); it seldom misreads the same figure twice the same way.
+        A text layer's figures are what the document holds: nothing to confirm."""
+        if not line.read_by_ocr:
+            return ""
+        for other in self.lines.rows:
+            if other.index != line.index and any(
+                (figure := amount_of(a.value)) is not None and close(figure, amount)
+                for a in _amounts(other)
+            ):
+                return ""
+        return (
+            f"the total {amount:.2f} was read by OCR and no other figure on the receipt (cash "
+            "less change, a card charge, the same amount on another line) confirms it"
+        )
 
     def _payment(self) -> Payment:
         if not hasattr(self, "_payment_cache"):
@@ -456,8 +444,7 @@ class ReceiptFinder:
         dated = [
             (line, dates[0])
             for line in self.lines.rows
-            if (dates := find_dates(line.text))
-            and not _OTHER_DATE.search(line.text[: dates[0].start])
+            if (dates := _dates(line)) and not _OTHER_DATE.search(line.text[: dates[0].start])
         ]
         if not dated:
             return []
@@ -467,10 +454,11 @@ class ReceiptFinder:
         meant = readings(m.value)
         other = [o for o, d in dated[1:] if not meant & readings(d.value)]
         if other:
-            where = _nos(self.lines.rows, [o.index for o in other])
+            where = nos(self.lines.rows, [o.index for o in other])
             doubt = (
                 f"the receipt prints other dates ({where}) and no label says which is the date "
                 f"of the sale; the one on line {line.no} is only the first"
             )
         # the order of an ambiguous date is still the document's to settle (``in_order``)
-        return [Hit((3, 0), line, Match(m.start, m.end, m.value, caveat, doubt), (m.start, m.end))]
+        quote = (m.start, _token_end(line.text, m.end))  # "05Mar2018" of "05Mar201818:24"
+        return [Hit((3, 0), line, replace(m, caveat=caveat, doubt=doubt), quote)]

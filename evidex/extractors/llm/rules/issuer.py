@@ -1,0 +1,256 @@
+"""The issuer block at the top of a till receipt (or any sales slip): the merchant's name, its
+registration number, its address, then the first line that is something else (a phone, a tax
+id, a date, a title such as "TAX INVOICE", a ``Label: value`` line).
+
+A cashier's or customer's name printed above the merchant is passed over: the name is the one
+right above the registration number, else the one that carries a company form (cleanco's legal
+terms: ``SDN BHD``, ``GmbH``, ``Ltd``), else the first name of the block. The address is the
+block's lines under the name up to the first registration, phone or date line (never a line
+that ends in a company form, ``7-ELEVEN MALAYSIA SDN BHD``).
+
+An OCR engine reads the cells of one printed row apart ("SAM SAM" | "TRADING" | "CO") and puts
+spaces inside ids ("( M051 7 726)"): the block is read over printed rows
+(:func:`printed_rows`), and ids are told with those spaces taken out. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .dates import find_dates
+from .lines import Line
+
+__all__ = ["TRAILING_ID", "Issuer", "aside", "nos", "printed_rows", "read_issuer"]
+
+_TOP_LINES = 14  # the issuer block is in the first lines
+_TITLE = re.compile(
+    r"(?i)^\W*(?:(?:simplified\s+|full\s+)?tax\s*invoice|invoice|receipt|official\s+receipt|"
+    r"cash\s*(?:bill|sales?|receipt)|bill|sales\s+receipt|tax\s+receipt|welcome\b.*|"
+    r"thank\s+you\b.*)\W*$"
+)
+_CONTACT = re.compile(
+    r"(?i)\b(?:tel|telephone|phone|ph|fax|h/?p|hotline|mobile|whatsapp|email|e-mail|website|"
+    r"www)\b|@|https?://|(?<!\d)0\d{1,2}[-\s]?\d{3,4}[\s-]?\d{3,4}(?!\d)"
+)
+_ID_LABEL = (
+    r"(?:co(?:mpany)?\.?\s*(?:reg(?:istration)?|rfg|no)\.?|roc|br|reg(?:istration)?|gst|vat|"
+    r"sst|tax|tin|abn|uen|crn|business|id)"
+)
+_REGISTRATION = re.compile(
+    rf"(?i)^\W*(?:{_ID_LABEL}[\s.:#]*(?:id|no|number|reg)?[\s.:#]*)*\(?\s*"
+    r"[A-Z]{0,3}\d[\dA-Z]*[\d](?:[-/]?[A-Z])?\s*\)?\W*$"
+)
+_LABELLED = re.compile(r"(?i)^\W*(?!no\b)[a-z][^:\d]{2,29}:\s*\S")
+TRAILING_ID = re.compile(r"\s*\(\s*[A-Z]{0,3}\d{4,}[\dA-Z-]*\)\s*$")
+
+
+@lru_cache(maxsize=1)
+def _legal_form() -> re.Pattern[str]:
+    from cleanco.termdata import terms_by_type
+
+    terms = {re.sub(r"[^a-z/]", "", t.lower()) for ts in terms_by_type.values() for t in ts}
+    keys = sorted((t for t in terms if len(t.replace("/", "")) >= 2), key=len, reverse=True)
+    body = "|".join(r"[.\s]*".join(re.escape(c) for c in k) for k in keys)
+    return re.compile(rf"(?i)(?<![A-Za-z])(?:{body})\.?(?![A-Za-z])")
+
+
+def _name_like(text: str) -> bool:
+    clean = TRAILING_ID.sub("", text).strip()
+    letters = sum(c.isalpha() for c in clean)
+    return (
+        letters >= 3
+        and letters >= 0.5 * len(clean.replace(" ", ""))
+        and not _TITLE.match(clean)
+        and not _CONTACT.search(clean)
+        and not _LABELLED.match(clean)
+        and not find_dates(clean)
+    )
+
+
+def _company(text: str) -> bool:
+    """A line that ends in a company form (``… SDN BHD``, ``… S/B (519537-X)``): a name, never
+    an address line, even when it holds a digit (``7-ELEVEN MALAYSIA SDN BHD``)."""
+    clean = TRAILING_ID.sub("", text).rstrip(" .,")
+    forms = list(_legal_form().finditer(clean))
+    return bool(forms) and not re.search(r"\w", clean[forms[-1].end() :])
+
+
+def _runs_on(text: str) -> bool:
+    """A name line that carries on below: it ends in "&" or leaves a parenthesis open."""
+    return text.rstrip().endswith("&") or text.count("(") > text.count(")")
+
+
+_OPEN_END = re.compile(r"[,&/(-]\s*$")
+_NAMES = (
+    "{} at the top of the receipt could each be the merchant's name, and nothing (a "
+    "registration number under one, or one name alone carrying a company form) settles which"
+)
+_FORMS = (
+    "{} at the top of the receipt each carry a company form, and no registration number under "
+    "one settles which is the merchant"
+)
+_FORM_ABOVE = (
+    "{} at the top of the receipt could each be the merchant: one stands above the "
+    "registration number, another carries a company form"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """A printed row of the issuer block: one line, or the cells an OCR engine read apart on
+    one row ("SAM SAM" | "TRADING" | "CO"), which follow each other in the line table;
+    ``first`` and ``last`` index ``lines.rows``."""
+
+    text: str
+    no: int
+    first: int
+    last: int
+
+
+def printed_rows(lines: list[Line], cells: dict[int, list[Line]]) -> list[_Row]:
+    """``lines`` as printed rows: a line read by OCR and the lines right after it that share its
+    row, to its right, joined left to right, unless one of them is a line of its own kind (a
+    registration number, a date, a phone: :func:`_aside`). Lines not read by OCR (a text
+    layer's) stay one row each: their parser already joined what a row prints."""
+    out: list[_Row] = []
+    i = 0
+    while i < len(lines):
+        line, j = lines[i], i
+        while (
+            line.read_by_ocr
+            and j + 1 < len(lines)
+            and lines[j + 1] in cells.get(lines[j].index, [])
+            and lines[j + 1].x0 > lines[j].x0
+            and not aside(lines[j + 1].text)
+            and not aside(lines[j].text)
+        ):
+            j += 1
+        text = " ".join(r.text for r in lines[i : j + 1])
+        out.append(_Row(text, line.no, line.index, lines[j].index))
+        i = j + 1
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Issuer:
+    """The issuer block, indexes of ``lines.rows``: the name's first and last line, the
+    address's first and last line (last < first: no address), how the name was chosen and what
+    leaves each in doubt."""
+
+    first: int
+    last: int
+    start: int
+    end: int
+    how: str
+    name_doubt: str = ""
+    address_doubt: str = ""
+
+
+_SPACED_DIGITS = re.compile(r"(?<=\d) (?=\d)|(?<=[\dA-Z]) (?=-)|(?<=-) (?=[\dA-Z])")
+
+
+def aside(text: str) -> bool:
+    """A line of the issuer block that is not its address, so one that ends the address: an id
+    (an OCR engine's spaces in it aside: ``( M051 7 726)``, ``96585 7- A``), a date, a
+    contact, a title, a label."""
+    return bool(
+        _REGISTRATION.match(_SPACED_DIGITS.sub("", text))
+        or find_dates(text)
+        or _CONTACT.search(text)
+        or _TITLE.match(text)
+        or _LABELLED.match(text)
+    )
+
+
+def nos(rows: Sequence[_Row | Line], indexes: list[int]) -> str:
+    """``line 3`` / ``lines 1, 2 and 4``: some rows by their global numbers, for a reason."""
+    nos = [str(rows[i].no) for i in indexes]
+    return f"lines {', '.join(nos[:-1])} and {nos[-1]}" if len(nos) > 1 else f"line {nos[0]}"
+
+
+def _address_doubt(rows: list[_Row], name_end: int, start: int, stop: int) -> str:
+    """Why the address block ``rows[start:stop]`` may not be the whole address, or ``""``."""
+    between = [i for i in range(name_end + 1, start) if not aside(rows[i].text)]
+    if between:
+        return (
+            f"{nos(rows, between)} between the merchant's name and its address may belong "
+            "to either, so where the address starts is unclear"
+        )
+    if stop >= len(rows) or not aside(rows[stop].text):
+        return (
+            f"no phone, registration or date line closes the address after line "
+            f"{rows[stop - 1].no}, so where it ends is unclear"
+        )
+    last = rows[stop - 1]
+    if _OPEN_END.search(last.text):
+        return (
+            f"the address's last line (line {last.no}) ends in "
+            f"{last.text.rstrip()[-1]!r}, so it may run on beyond what was read"
+        )
+    return ""
+
+
+def read_issuer(lines: list[Line], cells: dict[int, list[Line]]) -> Issuer | None:
+    """The issuer block at the top of the first page of ``lines`` (``cells``: each line's row,
+    :func:`.payment.row_cells`), or None when the top holds no name."""
+    page = [r for r in lines[: 4 * _TOP_LINES] if r.page == lines[0].page]
+    rows = printed_rows(page, cells)[:_TOP_LINES]
+    texts = [r.text for r in rows]
+    address = next(
+        (
+            i
+            for i, t in enumerate(texts)
+            if i and re.search(r"\d", t) and not aside(t) and not _company(t)
+        ),
+        None,
+    )
+    top = texts[: address if address is not None else len(texts)]
+    named = [i for i, t in enumerate(top) if _name_like(t)]
+    formed = [i for i in named if _legal_form().search(top[i])]
+    registration = next(
+        (
+            i
+            for i, t in enumerate(top)
+            if _REGISTRATION.match(_SPACED_DIGITS.sub("", t)) and named and named[0] < i
+        ),
+        None,
+    )
+    name: int | None = None
+    if registration is not None:  # the name right above its registration number
+        name = next((i for i in reversed(named) if i < registration), None)
+        how = "the name above its registration number at the top of the receipt"
+        rivals, why = [i for i in formed if name is not None and i < name], _FORM_ABOVE
+    if name is None and formed:  # the first name with a company form
+        name, how = formed[0], "the name with a company form at the top of the receipt"
+        rivals, why = formed, _FORMS
+    if name is None and named:  # the name right above the address
+        name = named[-1] if address is not None else named[0]
+        how, rivals, why = "the name at the top of the receipt", named, _NAMES
+    if name is None:
+        return None
+    first = last = name
+    if first and _runs_on(texts[first - 1]) and _name_like(texts[first - 1]):
+        first -= 1
+    if last + 1 < len(texts) and _runs_on(texts[last]) and _name_like(texts[last + 1]):
+        last += 1
+    rivals = [i for i in rivals if not first <= i <= last]  # other names the rule could take
+    name_doubt = why.format(nos(rows, sorted([first, *rivals]))) if rivals else ""
+    start = address if address is not None and address > last else len(texts)
+    end = start
+    while end < len(texts) and not aside(texts[end]) and end - start < 6:
+        end += 1
+    doubt = _address_doubt(rows, last, start, end) if start < end else ""
+    if start >= end:
+        return Issuer(rows[first].first, rows[last].last, 0, -1, how, name_doubt, doubt)
+    return Issuer(
+        rows[first].first,
+        rows[last].last,
+        rows[start].first,
+        rows[end - 1].last,
+        how,
+        name_doubt,
+        doubt,
+    )

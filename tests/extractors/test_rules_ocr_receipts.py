@@ -1,0 +1,256 @@
+"""The rules backend reads a receipt an OCR engine read as the engine reads it: the cells of one
+printed row apart, spaces inside amounts, dates and words, shapes confused (O and 0). Each
+receipt here is a line table as the OCR parser makes it (boxes, a confidence per line); the same
+text from a text layer is read as before."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench.receipts_verify import load_document, save_document
+from evidex.extractors.document import ParsedDocument, make_lines, make_pages
+from evidex.extractors.llm.rules import RulesBackend
+from evidex.extractors.llm.rules.dates import find_dates, spaced_dates
+from evidex.extractors.llm.rules.money import closed_up
+from evidex.extractors.llm.rules.ocr_text import misread, tidied
+from evidex.extractors.parse.text import TextParser
+from evidex.extractors.pipeline import extract_parsed
+from evidex.schemas import FieldResult, Result, Status, schema_from_json
+
+PLAIN = schema_from_json(
+    {
+        "type": "object",
+        "properties": {k: {"type": "string"} for k in ("company", "date", "address", "total")},
+    }
+)
+
+
+def _ocr(rows: list[list[str]], confidence: float = 0.9) -> ParsedDocument:
+    """A receipt as an OCR engine reads it: one line per cell, cells of a row side by side at
+    the same height, each with its confidence."""
+    cells = [
+        {
+            "page": 1,
+            "text": text,
+            "x0": 20.0 + 120 * i,
+            "y0": 20.0 * n,
+            "x1": 20.0 + 120 * i + 100,
+            "y1": 20.0 * n + 14,
+            "font_size": 14.0,
+            "visible": True,
+            "hidden_reason": "",
+            "words": [],
+            "ocr_confidence": confidence,
+        }
+        for n, row in enumerate(rows, 1)
+        for i, text in enumerate(row)
+        if text
+    ]
+    page = {"page": 1, "width": 400.0, "height": 20.0 * len(rows) + 40, "rotation": 0}
+    pages = make_pages([{**page, "parser": "ocr", "has_text_layer": False}])
+    return ParsedDocument(
+        make_lines(cells, "ocr"), pages, "0" * 64, "slip.jpg", "ocr", "image/jpeg"
+    )
+
+
+def _read(document: ParsedDocument) -> Result:
+    return extract_parsed(document, PLAIN, llm=RulesBackend())
+
+
+def _text(text: str) -> Result:
+    return _read(TextParser().parse(text.encode(), "slip.txt"))
+
+
+def _review(field: FieldResult, *words: str) -> None:
+    assert field.status is Status.NEEDS_REVIEW, field.reasons
+    assert all(w in field.reasons[0] for w in words), field.reasons
+
+
+TOP = [
+    ["KEDAI RUNCIT MAJU SDN BHD"],
+    ["(654321-K)"],
+    ["NO 12, JALAN MAWAR 3, 81100 JOHOR BAHRU"],
+    ["TEL: 07-355 1234"],
+]
+PAID = [["CASH", "RM 50.00"], ["CHANGE", "RM 16.10"]]  # 33.90 paid
+
+
+def test_the_cells_of_one_printed_row_are_the_merchants_name() -> None:
+    rows = [["SAM SAM", "TRADING", "CO"], ["(742016-W)"], ["67, JLN MEWAH 25/63, 40400 SHAH ALAM"]]
+    rows += [["TEL: 03-5121 3881"], ["TOTAL", "RM 33.90"], *PAID]
+    result = _read(_ocr(rows))
+    company, address = result.fields["company"], result.fields["address"]
+    assert (company.value, company.line_start, company.line_end) == ("SAM SAM TRADING CO", 1, 3)
+    assert company.status is Status.VERIFIED, company.reasons
+    assert (address.value, address.status) == (
+        "67, JLN MEWAH 25/63, 40400 SHAH ALAM",
+        Status.VERIFIED,
+    )
+    assert result.fields["total"].value == "33.90"
+
+
+def test_a_date_printed_on_the_names_row_stays_apart_from_the_name() -> None:
+    rows = [["UNIHAKKA INTERNATIONAL SDN BHD", "12 Mar2018 18:19"], *TOP[1:], ["TOTAL", "8.20"]]
+    result = _read(_ocr(rows))
+    assert result.fields["company"].value == "UNIHAKKA INTERNATIONAL SDN BHD"
+    assert result.fields["address"].value == "NO 12, JALAN MAWAR 3, 81100 JOHOR BAHRU"
+    assert result.fields["date"].value == {"iso": "2018-03-12", "original": "12 Mar2018"}
+
+
+@pytest.mark.parametrize(
+    ("label", "amount", "value"),
+    [
+        ("TOTAL ROUNDED", "RM 33 .90", "33.90"),
+        ("TO TAL", "RM 33.90", "33.90"),
+        ("Tota l :", "33. 90", "33.90"),
+    ],
+)
+def test_a_total_spaced_out_by_ocr_is_read_whole(label: str, amount: str, value: str) -> None:
+    total = _read(_ocr([*TOP, [label, amount], *PAID])).fields["total"]
+    assert (total.value, total.line_start, total.status) == (value, 6, Status.VERIFIED)
+
+
+def test_an_ocr_total_no_other_figure_confirms_goes_to_review() -> None:
+    rows = [*TOP, ["MILO 1KG", "20.00"], ["ROTI", "12.70"], ["TOTAL", "RM 32.69"]]
+    total = _read(_ocr(rows)).fields["total"]
+    assert total.value == "32.69"
+    _review(total, "the total 32.69 was read by OCR and no other figure on the receipt")
+
+
+def test_an_ocr_total_the_same_figure_printed_again_confirms_is_verified() -> None:
+    rows = [*TOP, ["MILO 1KG", "32.69"], ["TOTAL", "RM 32.69"]]
+    total = _read(_ocr(rows)).fields["total"]
+    assert (total.value, total.status) == ("32.69", Status.VERIFIED)
+
+
+def test_a_text_layers_total_needs_no_second_figure() -> None:
+    text = "KEDAI RUNCIT MAJU SDN BHD\nNO 12, JALAN MAWAR 3, 81100 JOHOR BAHRU\n"
+    total = _text(text + "TEL: 07-355 1234\nMILO 1KG 20.00\nTOTAL: RM 32.69\n").fields["total"]
+    assert (total.value, total.status) == ("32.69", Status.VERIFIED)
+
+
+def test_with_no_total_line_the_amount_cash_less_change_gives_is_answered_for_review() -> None:
+    rows = [*TOP, ["SUBTOTAL:", "28.60"], ["TL:RM", "28.60"], ["CASH", "100.00"]]
+    total = _read(_ocr([*rows, ["CHANGE", "71.40"]])).fields["total"]
+    assert (total.value, total.line_start) == ("28.60", 8)  # the cell beside "TL:RM"
+    _review(total, "no line names the total", "is 28.60, the amount line 8 prints")
+
+
+@pytest.mark.parametrize(
+    ("printed", "value"),
+    [
+        ("Date : 1 8/01/201 8", "18/01/2018"),
+        ("Date: 1 1/01/2019", "11/01/2019"),
+        ("1 2-01 - 1 9 2 1 : 1 3 SH01", "12-01-19"),
+    ],
+)
+def test_a_date_spaced_out_by_ocr_is_read_whole(printed: str, value: str) -> None:
+    date = _read(_ocr([*TOP, [printed], ["TOTAL", "9.00"], ["ITEM", "9.00"]])).fields["date"]
+    assert isinstance(date.value, dict)
+    assert (date.value["original"], date.line_start) == (value, 5)
+
+
+def test_spaces_in_a_text_layers_numbers_are_not_closed_up() -> None:
+    assert [d.value["original"] for d in find_dates("Ref 1 1/01/2019")] == ["1/01/2019"]
+    assert [d.written for d in spaced_dates("Ref 1 1/01/2019")] == ["11/01/2019"]
+
+
+@pytest.mark.parametrize(
+    ("text", "iso"),
+    [
+        ("05Mar201818:24", "2018-03-05"),
+        ("12 Mar2018 18:19", "2018-03-12"),
+        ("5MAR2018", "2018-03-05"),
+    ],
+)
+def test_a_tills_run_together_date_is_a_date(text: str, iso: str) -> None:
+    assert [d.value["iso"] for d in find_dates(text)] == [iso]
+
+
+def test_a_run_together_date_line_ends_the_address() -> None:
+    rows = [["UNIHAKKA INTERNATIONAL SDN BHD"], ["05Mar201818:24"], ["(867388-U)"]]
+    rows += [["12, JALAN TAMPOI 7/4, 81200 JOHOR BAHRU"], ["TAX INVOICE"], ["TOTAL", "8.20"]]
+    address = _read(_ocr(rows)).fields["address"]
+    assert (address.value, address.line_start) == ("12, JALAN TAMPOI 7/4, 81200 JOHOR BAHRU", 4)
+
+
+def test_an_ocr_address_that_shows_a_misreading_goes_to_review() -> None:
+    rows = [TOP[0], TOP[1], ["L0T 1851-A, JALAN KPB 6, 43300 SERI KEMBANGAN"], TOP[3]]
+    address = _read(_ocr([*rows, ["TOTAL", "RM 33.90"], *PAID])).fields["address"]
+    assert address.value == "L0T 1851-A, JALAN KPB 6, 43300 SERI KEMBANGAN"
+    _review(address, "line 3 was read by OCR and 'L0T' has a zero between letters")
+
+
+def test_the_same_text_in_a_text_layer_is_what_the_document_says() -> None:
+    text = "KEDAI RUNCIT MAJU SDN BHD\n(654321-K)\nL0T 1851-A, JALAN KPB 6, 43300 SERI KEMBANGAN\n"
+    address = _text(text + "TEL: 07-355 1234\nTOTAL: 33.90\n").fields["address"]
+    assert (address.value, address.status) == (
+        "L0T 1851-A, JALAN KPB 6, 43300 SERI KEMBANGAN",
+        Status.VERIFIED,
+    )
+
+
+def test_ocr_spacing_is_taken_out_of_the_name_and_the_quote_keeps_the_line() -> None:
+    rows = [["MR D . I . Y . (JOHOR) SDN BHD"], ["(CO.REG:933109-X)"]]
+    rows += [["LOT 1851-A , JALAN KPB 6 , 43300 SERI KEMBANGAN"], TOP[3], ["TOTAL", "9.00"]]
+    result = _read(_ocr([*rows, ["ITEM", "9.00"]]))
+    company, address = result.fields["company"], result.fields["address"]
+    assert (company.value, company.quote) == (
+        "MR D.I.Y. (JOHOR) SDN BHD",
+        "MR D . I . Y . (JOHOR) SDN BHD",
+    )
+    assert company.status is Status.VERIFIED, company.reasons
+    assert address.value == "LOT 1851-A, JALAN KPB 6, 43300 SERI KEMBANGAN"
+    assert address.status is Status.VERIFIED, address.reasons
+
+
+@pytest.mark.parametrize(
+    ("text", "closed"),
+    [
+        ("RM 33 .92", "RM 33.92"),
+        ("TOTAL 73. 00", "TOTAL 73.00"),
+        ("RM 30 .9 1", "RM 30.91"),
+        ("- RM 0 . 0 1", "- RM 0.01"),
+        ("1 15.00", "1 15.00"),  # a quantity and a price stay two numbers
+    ],
+)
+def test_closed_up_takes_ocr_spaces_out_of_amounts(text: str, closed: str) -> None:
+    got, at = closed_up(text)
+    assert got == closed
+    assert "".join(text[i] for i in at[:-1]) == got and at[-1] == len(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "sign"),
+    [
+        ("L0T 1851-A", "'L0T' has a zero between letters"),
+        ("JOHOR 8120o", "'8120o' has a letter O inside a number"),
+        ("MR D.I.Y. （H) SDN BHD", "'（H)' has a full-width CJK mark"),
+        ("S117, K3-113, U13/X, NO.59", ""),
+    ],
+)
+def test_misread_names_the_sign(text: str, sign: str) -> None:
+    assert misread(text) == sign
+
+
+def test_tidied_sets_spaces_as_print_does() -> None:
+    assert (
+        tidied("S.H.H. MOTOR ( SUNGAI RENGIT ) SDN. BHD.")
+        == "S.H.H. MOTOR (SUNGAI RENGIT) SDN. BHD."
+    )
+    assert tidied("A. B. SMITH") == "A. B. SMITH"  # initials spaced only after the dot stay
+
+
+def test_the_bench_cache_gives_back_the_line_table_it_stored(tmp_path: Path) -> None:
+    document = _ocr([*TOP, ["TOTAL", "RM 33.90"]])
+    stored = tmp_path / "000.auto.json"
+    save_document(document, stored, "ab" * 32, "auto")
+    again = load_document(stored, "ab" * 32)
+    assert again is not None
+    assert again.lines.to_dict("records") == document.lines.to_dict("records")
+    assert again.pages.equals(document.pages)
+    assert load_document(stored, "cd" * 32) is None  # another image: read again
+    assert json.loads(stored.read_text())["engine"] == "auto"
