@@ -43,6 +43,7 @@ from evidex.extractors.verify.readings import (
     open_dates,
     readings,
 )
+from evidex.extractors.verify.spacing import closed_up, same_but_spacing
 
 __all__ = ["Check", "check_value", "currencies_in", "date_order", "dates_in", "numbers_in"]
 
@@ -414,14 +415,48 @@ def check_value(
     fuzzy: bool = False,
     name: str = "",
     order_reason: str = "",
+    ocr: bool = False,
 ) -> Check:
     """Compare a value (JSON form) with the text it was read from.
 
     ``date_order`` is the document's settled day/month order (:func:`date_order`), if any;
     ``fuzzy`` says the quote itself was only matched approximately (OCR noise); ``name`` is the
     field's name, whose label in a quote of several amounts owns the value (:func:`own_label`);
-    ``order_reason`` what settled the date order, or why nothing did (:mod:`.locales`).
+    ``order_reason`` what settled the date order, or why nothing did (:mod:`.locales`). ``ocr``
+    says the quote's lines were read by OCR: a value that fails as the spacing stands is looked
+    at again with the spaces an engine adds or drops set aside (:mod:`.spacing`).
     """
+    check = _check(kind, value, quote, date_order, fuzzy, name, order_reason)
+    if check.ok or not ocr:
+        return check
+    if kind in ("string", "text") and isinstance(value, str) and not _one_number(value):
+        return _SPACED if same_but_spacing(value, quote) else check
+    if kind == "address" and isinstance(value, dict):
+        parts = [str(text) for text in value.values() if text]
+        spaced = all(_text(p, quote).ok or same_but_spacing(p, quote) for p in parts)
+        return _SPACED if parts and spaced else check
+    closed = closed_up(quote)
+    if closed == quote:
+        return check
+    again = _check(kind, value, closed, date_order, fuzzy, name, order_reason)
+    if not again.ok:
+        return check
+    said = _SPACED.reason
+    return Check(True, f"{again.reason}; {said}" if again.reason else said, again.computed)
+
+
+_SPACED = Check(True, "the quote says it once OCR's stray spaces are set aside")
+
+
+def _check(
+    kind: str,
+    value: Any,
+    quote: str,
+    date_order: str | None,
+    fuzzy: bool,
+    name: str,
+    order_reason: str,
+) -> Check:
     if kind == "amount":
         return _amount(value, quote, name)
     if kind == "date":

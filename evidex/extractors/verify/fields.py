@@ -173,6 +173,7 @@ def verify_field(
             match.level == "fuzzy",
             name,
             order.reason,
+            ocr=ocr is not None,
         )
         computed = check.computed
         if not check.ok:

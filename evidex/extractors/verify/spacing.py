@@ -1,0 +1,91 @@
+"""What an OCR engine does to spacing, undone for comparison only.
+
+Pure. An engine places spaces from the gaps it sees between glyph boxes, so a line read by OCR
+carries spaces print does not have ("1 8/01/201 8", "RM 64. 1 5", "T HREE ST OOGES") and loses
+ones it does ("FUYI MINIMARKET", "05Mar2018"). A true value quoted from such a line fails a
+comparison that takes the spacing at its word. These helpers give the verifier (:mod:`.compare`)
+a second look with the spacing aside, and only for lines read by OCR: a text layer's spacing is
+the document's own.
+
+Nothing here makes a reading that the characters do not hold: the digits, letters and marks of
+the value must all be in the quote, in the same order, each run of them starting and ending
+where a word of the quote does.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+__all__ = ["closed_up", "same_but_spacing"]
+
+# a decimal amount with a stray space around its point or between its decimals ("64. 1 5",
+# "33 .90"), never a plain list of numbers ("5.00 6.00": no space inside either)
+_DECIMAL = re.compile(r"(?<![\d.,])(\d{1,9})( ?)([.,])( ?)(\d)( ?)(\d)(?!\d)")
+# a numeric date with stray spaces in its parts or around its separators ("1 8/01/201 8",
+# "5/ 3 /201 8"); the year of four digits (not an hour's two run on: "1 9 2 1 : 13"), or of
+# two when no digit follows but a time's
+_DATE = re.compile(
+    r"(?<!\d)(?<!\d )(\d(?: ?\d)?) ?([/.-]) ?(\d(?: ?\d)?) ?\2 ?"
+    r"((?:1 ?9|2 ?0) ?\d ?\d(?!\d)(?!\s*:)|\d ?\d(?=\s*$|\s*[^\d\s:]|\s+\d ?\d? ?:))"
+)
+# a month's name run into its day and year ("05Mar2018", "12 Mar2018", "05Mar201818:24")
+_GLUED_MONTH = re.compile(
+    r"(?<![A-Za-z\d])(\d{1,2}) ?([A-Za-z]{3,9})\.? ?((?:19|20)\d{2})(?=\D|$|\d{1,2}:\d{2})"
+)
+_MONTHS = frozenset(
+    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+     "january", "february", "march", "april", "june", "july", "august", "september", "october",
+     "november", "december")
+)  # fmt: skip
+
+
+def closed_up(quote: str) -> str:
+    """``quote`` with the spaces OCR put inside a decimal amount or a numeric date taken out,
+    and a month's name run into its day and year spaced as a date ("05 Mar 2018")."""
+    text = _DECIMAL.sub(lambda m: m[1] + m[3] + m[5] + m[7], quote)
+    text = _DATE.sub(_closed_date, text)
+    return _GLUED_MONTH.sub(_spaced_month, text)
+
+
+def _closed_date(m: re.Match[str]) -> str:
+    day, sep, month, year = (m[1], m[2], m[3], m[4])
+    return "".join(day.split()) + sep + "".join(month.split()) + sep + "".join(year.split())
+
+
+def _spaced_month(m: re.Match[str]) -> str:
+    if m[2].lower() not in _MONTHS:
+        return m.group()
+    return f"{m[1]} {m[2]} {m[3]} "
+
+
+def _folded(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def same_but_spacing(value: str, quote: str) -> bool:
+    """Whether ``value`` is a run of ``quote`` once spaces are set aside on both (case and
+    accents aside too), the run starting and ending at the edge of a word of the quote:
+    "THREE STOOGES" is what "T HREE ST OOGES" says and "FUYI MINI MARKET" what "FUYI
+    MINIMARKET" says, but "HREE" is not what "THREE" says, nor "64.15" what "64 15" says."""
+    wanted = "".join(_folded(value).split())
+    if not wanted:
+        return False
+    chars: list[str] = []
+    edges: set[int] = {0}  # positions in the closed-up quote where a word starts or ends
+    for word in _folded(quote).split():
+        start = len(chars)
+        edges.add(start)
+        for i, c in enumerate(word):
+            if i and c.isalnum() != word[i - 1].isalnum():
+                edges.add(start + i)
+            chars.append(c)
+        edges.add(len(chars))
+    closed = "".join(chars)
+    at = closed.find(wanted)
+    while at != -1:
+        if at in edges and at + len(wanted) in edges:
+            return True
+        at = closed.find(wanted, at + 1)
+    return False
