@@ -8,6 +8,14 @@ terms: ``SDN BHD``, ``GmbH``, ``Ltd``), else the first name of the block. The ad
 block's lines under the name up to the first registration, phone or date line (never a line
 that ends in a company form, ``7-ELEVEN MALAYSIA SDN BHD``).
 
+A name too long for the paper runs over two lines, its company form on the lower one
+("POPULAR BOOK" / "CO. (M) SDN BHD"): a line that is only a company form (with where the
+company is, in brackets) carries on the name above it, and is never a name alone. A lower line
+that gives one word before its form ("LIAN CHI PU TIAN VEGETARIAN" / "RESTAURANT SDN BHD") may
+be the name's tail or a short name of its own: both are taken, in doubt. A shop's policy or
+thanks ("STRICTLY NO CASH REFUND", "GOODS SOLD ARE NOT RETURNABLE") is printed in the same
+capitals as a name but is never one, and it ends an address as a phone or a title does.
+
 An OCR engine reads the cells of one printed row apart ("SAM SAM" | "TRADING" | "CO") and puts
 spaces inside ids ("( M051 7 726)"): the block is read over printed rows
 (:func:`printed_rows`), and ids are told with those spaces taken out. Pure.
@@ -29,11 +37,17 @@ _TOP_LINES = 14  # the issuer block is in the first lines
 _TITLE = re.compile(
     r"(?i)^\W*(?:(?:simplified\s+|full\s+)?tax\s*invoice|invoice|receipt|official\s+receipt|"
     r"cash\s*(?:bill|sales?|receipt)|bill|sales\s+receipt|tax\s+receipt|welcome\b.*|"
-    r"thank\s+you\b.*)\W*$"
+    r"thank\s+you\b.*|guest\s*check|check|order)\W*$"
+)
+# a shop's policy, thanks or greeting: printed like a name, never one
+_POLICY = re.compile(
+    r"(?i)\b(?:refund\w*|(?:not\s+)?returnable|(?:no|not)\s+exchange\w*|goods\s+sold|"
+    r"thank\s*(?:you|s)|come\s+again|please|welcome)\b"
 )
 _CONTACT = re.compile(
     r"(?i)\b(?:tel|telephone|phone|ph|fax|h/?p|hotline|mobile|whatsapp|email|e-mail|website|"
-    r"www)\b|@|https?://|(?<!\d)0\d{1,2}[-\s]?\d{3,4}[\s-]?\d{3,4}(?!\d)"
+    r"www)\b|@|https?://|(?<!\d)0\d{1,2}[-\s]?\d{3,4}[\s-]?\d{3,4}(?!\d)|"
+    r"\+\d{1,3}[-\s]?\(?\d{1,3}\)?[-\s]?\d{3,4}"
 )
 _ID_LABEL = (
     r"(?:co(?:mpany)?\.?\s*(?:reg(?:istration)?|rfg|no)\.?|roc|br|reg(?:istration)?|gst|vat|"
@@ -64,9 +78,11 @@ def _name_like(text: str) -> bool:
         letters >= 3
         and letters >= 0.5 * len(clean.replace(" ", ""))
         and not _TITLE.match(clean)
+        and not _POLICY.search(clean)
         and not _CONTACT.search(clean)
         and not _LABELLED.match(clean)
         and not find_dates(clean)
+        and not _form_only(clean)
     )
 
 
@@ -78,11 +94,39 @@ def _company(text: str) -> bool:
     return bool(forms) and not re.search(r"\w", clean[forms[-1].end() :])
 
 
+_BRACKETED = re.compile(r"\([^()]*\)")  # "(M)", "(MALAYSIA)": where the company is
+
+
+def _form_words(text: str) -> tuple[list[re.Match[str]], str]:
+    """The company forms in ``text`` (its trailing id aside) and what is left once they and
+    what is in brackets ("(M)") are taken out."""
+    clean = TRAILING_ID.sub("", text).strip(" .,")
+    forms = list(_legal_form().finditer(clean))
+    rest = _BRACKETED.sub(" ", _legal_form().sub(" ", clean))
+    return forms, re.sub(r"[\W_]+", " ", rest).strip()
+
+
+def _form_only(text: str) -> bool:
+    """A line that is nothing but a company form, with where the company is in brackets
+    ("SDN BHD", "CO. (M) SDN BHD"): it carries on the name above it, and is no name alone."""
+    forms, rest = _form_words(text)
+    return bool(forms) and not rest
+
+
+def _one_word_before_form(text: str) -> bool:
+    """A company line that gives a single word before its form ("RESTAURANT SDN BHD")."""
+    forms, _ = _form_words(text)
+    clean = TRAILING_ID.sub("", text).strip(" .,")
+    return bool(forms) and _company(text) and len(clean[: forms[0].start()].split()) == 1
+
+
 def _runs_on(text: str) -> bool:
     """A name line that carries on below: it ends in "&" or leaves a parenthesis open."""
     return text.rstrip().endswith("&") or text.count("(") > text.count(")")
 
 
+# a line that opens with a postcode ("41150 KLANG"): the end of an address, seldom its start
+_POSTCODE_FIRST = re.compile(r"^\W*\d{4,6}\s+[A-Za-z]")
 _OPEN_END = re.compile(r"[,&/(-]\s*$")
 _NAMES = (
     "{} at the top of the receipt could each be the merchant's name, and nothing (a "
@@ -161,6 +205,7 @@ def aside(text: str) -> bool:
         or find_dates(text)
         or _CONTACT.search(text)
         or _TITLE.match(text)
+        or _POLICY.search(text)
         or _LABELLED.match(text)
     )
 
@@ -191,6 +236,31 @@ def _address_doubt(rows: list[_Row], name_end: int, start: int, stop: int) -> st
             f"{last.text.rstrip()[-1]!r}, so it may run on beyond what was read"
         )
     return ""
+
+
+def _name_lines(texts: list[str], name: int) -> tuple[int, int, str]:
+    """The first and last line of the name found on line ``name``, and why where it starts is
+    in doubt (or ``""``): a line that runs on ("&", an open bracket) takes the next; a company
+    form on a line of its own ("CO. (M) SDN BHD") belongs to the name above it; a line that
+    gives one word before its form may be the tail of the name above it or a name alone."""
+    first = last = name
+    if first and _runs_on(texts[first - 1]) and _name_like(texts[first - 1]):
+        first -= 1
+    if last + 1 < len(texts) and _runs_on(texts[last]) and _name_like(texts[last + 1]):
+        last += 1
+    if last + 1 < len(texts) and _form_only(texts[last + 1]) and not _company(texts[last]):
+        last += 1
+    if not first or not _name_like(texts[first - 1]) or _company(texts[first - 1]):
+        return first, last, ""
+    if _form_only(texts[first]):
+        return first - 1, last, ""
+    if _one_word_before_form(texts[first]) and not _legal_form().search(texts[first - 1]):
+        doubt = (
+            f"the name's line gives one word before its company form, so the line above it "
+            f"may begin the name ({texts[first - 1].strip()!r}) or be something else"
+        )
+        return first - 1, last, doubt
+    return first, last, ""
 
 
 def read_issuer(lines: list[Line], cells: dict[int, list[Line]]) -> Issuer | None:
@@ -231,18 +301,25 @@ def read_issuer(lines: list[Line], cells: dict[int, list[Line]]) -> Issuer | Non
         how, rivals, why = "the name at the top of the receipt", named, _NAMES
     if name is None:
         return None
-    first = last = name
-    if first and _runs_on(texts[first - 1]) and _name_like(texts[first - 1]):
-        first -= 1
-    if last + 1 < len(texts) and _runs_on(texts[last]) and _name_like(texts[last + 1]):
-        last += 1
+    first, last, split = _name_lines(texts, name)
     rivals = [i for i in rivals if not first <= i <= last]  # other names the rule could take
-    name_doubt = why.format(nos(rows, sorted([first, *rivals]))) if rivals else ""
+    name_doubt = why.format(nos(rows, sorted([first, *rivals]))) if rivals else split
     start = address if address is not None and address > last else len(texts)
     end = start
     while end < len(texts) and not aside(texts[end]) and end - start < 6:
         end += 1
     doubt = _address_doubt(rows, last, start, end) if start < end else ""
+    if (
+        start < end
+        and not doubt
+        and why is _NAMES
+        and rivals
+        and _POSTCODE_FIRST.match(texts[start])
+    ):
+        doubt = (
+            f"the address starts with a postcode (line {rows[start].no}), so its street may be "
+            "printed above it, on a line taken for a name; where the address starts is unclear"
+        )
     if start >= end:
         return Issuer(rows[first].first, rows[last].last, 0, -1, how, name_doubt, doubt)
     return Issuer(

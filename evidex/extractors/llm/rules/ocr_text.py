@@ -6,11 +6,19 @@ before a comma or a closing bracket, after an opening one, between initials ("MR
 keeps the line as read, and verification compares them spacing aside.
 
 **Misreads.** Print never puts a zero between letters ("L0T", "INV0ICE"), a letter O at the
-end of or inside a number ("8120o", "5O0"), or a full-width bracket from a CJK font inside a
-Latin line ("MR D.I.Y. （H) SDN BHD"): those are the engine confusing shapes (O and 0; the
-Chinese model's punctuation). Each is a reason to have a person look, never a correction: the
-backend does not guess what was printed. Only lines read by OCR are looked at; a text layer
-holds what the document says.
+end of or inside a number ("8120o", "5O0"), a full-width bracket from a CJK font inside a Latin
+line ("MR D.I.Y. （H) SDN BHD"), or a raised dot inside an id ("(519537·X)"): those are the
+engine confusing shapes (O and 0; the Chinese model's punctuation). Each is a reason to have a
+person look, never a correction: the backend does not guess what was printed. Only lines read
+by OCR are looked at; a text layer holds what the document says.
+
+**Letters spaced apart.** An engine that loses a word's shape reads it in fragments: a capital
+standing alone between two runs of letters ("KAWASAN PER I NDUSTRI AN", "STRICTL Y NO CASH",
+"J I AWE I HOUSE"), a lowercase letter alone beside lowercase fragments ("Ja l an", "Ma l ays i
+a"). Print sets single letters as initials ("C W KHOO", "MR D I Y") or after a word that names
+a part ("BLOCK B", "TOWER C"), never a lone lowercase letter inside a name or an address, and
+seldom a capital between two words; a line split that way was not read as printed, and the
+characters the engine lost or added between the fragments are not in the value either.
 """
 
 from __future__ import annotations
@@ -23,8 +31,21 @@ _SIGNS = (
     (re.compile(r"(?<=[A-Za-z])0(?=[A-Za-z])"), "a zero between letters"),
     (re.compile(r"(?<=\d)[oO](?=\d|\b)"), "a letter O inside a number"),
     (re.compile(r"[\uff08\uff09\uff0c\uff1a\uff1b\u3001\u3002]"), "a full-width CJK mark"),
+    (re.compile(r"(?<=[\dA-Za-z])[\u00b7\u2022](?=[\dA-Za-z])"), "a raised dot inside a word"),
+)
+# the lone letter of a word read in pieces (:func:`_run` checks both neighbours are runs of
+# letters): a capital between two runs; a lowercase letter (other than the word "a") beside a
+# run that holds a lowercase letter
+_SPACED = re.compile(
+    r"(?<=[A-Za-z]{2}\s)[A-Z](?=\s[A-Za-z]{2})"
+    r"|(?<=[a-z]\s)[b-z](?![^\s])|(?<![^\s])[b-z](?=\s[A-Za-z]*[a-z])"
 )
 
+# words after which print sets a single letter as a name ("BLOCK B", "JALAN 3/A", "TOWER C")
+_DESIGNATOR = re.compile(
+    r"(?i)block|blok|blk|lot|tower|wing|level|floor|unit|phase|fasa|zone|zon|section|seksyen|"
+    r"gate|row|type|plan|jalan|jln|lorong|lrg|grade|class|size|part"
+)
 
 _BEFORE = re.compile(r"\s+(?=[,.:;)\]])")
 _AFTER = re.compile(r"(?<=[(\[])\s+")
@@ -52,7 +73,26 @@ def misread(text: str) -> str:
         if m := pattern.search(text):
             word = _word(text, m.start())
             return f"{word!r} has {what}"
+    for m in _SPACED.finditer(text):
+        if m.start() < 2:
+            continue  # a piece needs a fragment on each side
+        before = _word(text, m.start() - 2)
+        if _DESIGNATOR.fullmatch(before.strip(".,")):
+            continue  # "BLOCK B", "LOT A", "TOWER C": a letter that names a part
+        if _run(text, m.start() - 1, -1) and _run(text, m.end(), 1):
+            piece = f"{_word(text, m.start() - 2)} {m.group()} {_word(text, m.end() + 1)}"
+            return f"{piece!r} has a letter standing alone, as an engine reads a word in pieces"
     return ""
+
+
+def _run(text: str, at: int, step: int) -> bool:
+    """Whether a word of letters stands next to ``text[at]`` (a space) in direction ``step``:
+    the lone letter's neighbour is a fragment of a word, not a number or a mark."""
+    at += step
+    if not 0 <= at < len(text) or not text[at].isalpha():
+        return False
+    word = _word(text, at)
+    return word.isalpha()
 
 
 def _word(text: str, at: int) -> str:
