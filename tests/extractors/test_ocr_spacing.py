@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from receipt_cells import receipt
 
-from evidex.extractors.document import ParsedDocument, make_lines, make_pages
+from evidex.extractors.document import ParsedDocument
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
 from evidex.extractors.pipeline import extract_parsed
 from evidex.extractors.verify.compare import check_value
@@ -94,36 +95,6 @@ def test_a_wrong_value_from_an_ocr_line_is_still_caught(kind: str, value: Any, q
     assert not check_value(kind, value, quote, "dmy", ocr=True).ok
 
 
-def _receipt(*texts: str, confidence: float) -> ParsedDocument:
-    rows = [
-        {
-            "page": 1,
-            "text": text,
-            "x0": 10.0,
-            "y0": 10.0 + 20 * i,
-            "x1": 300.0,
-            "y1": 28.0 + 20 * i,
-            "ocr_confidence": confidence,
-            "source": "ocr",
-            "words": [],
-        }
-        for i, text in enumerate(texts)
-    ]
-    pages = [
-        {
-            "page": 1,
-            "width": 400.0,
-            "height": 600.0,
-            "rotation": 0,
-            "parser": "ocr",
-            "has_text_layer": False,
-        }
-    ]
-    return ParsedDocument(
-        make_lines(rows), make_pages(pages), "0" * 64, "r.png", "ocr", "image/png"
-    )
-
-
 def test_a_receipt_read_by_ocr_verifies_the_true_date_and_name_with_the_reason() -> None:
     schema = schema_from_json(
         {
@@ -135,7 +106,7 @@ def test_a_receipt_read_by_ocr_verifies_the_true_date_and_name_with_the_reason()
             },
         }
     )
-    doc = _receipt("UNIHAKKAINTERNATIONALSDN BHD", "Date : 1 8/01/201 8 RM 5.00", confidence=0.93)
+    doc = receipt([["UNIHAKKAINTERNATIONALSDN BHD"], ["Date : 1 8/01/201 8 RM 5.00"]], 0.93)
     answer = build_answer(
         schema,
         {

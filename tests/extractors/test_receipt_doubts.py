@@ -6,8 +6,9 @@ acts on)."""
 from __future__ import annotations
 
 import pytest
+from receipt_cells import receipt
 
-from evidex.extractors.document import ParsedDocument, make_lines, make_pages
+from evidex.extractors.document import ParsedDocument
 from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.llm.rules.lines import Lines
 from evidex.extractors.llm.rules.payment import payment, row_cells, signed
@@ -210,38 +211,7 @@ def test_payment_reads_cash_change_card_and_roundings() -> None:
 
 def _cells(rows: list[list[str]]) -> ParsedDocument:
     """A slip whose rows a parser read as separate cells (one line per cell, same height)."""
-    cells = [
-        {
-            "page": 1,
-            "text": text,
-            "x0": 20.0 + 120 * i,
-            "y0": 20.0 * n,
-            "x1": 20.0 + 120 * i + 100,
-            "y1": 20.0 * n + 14,
-            "font_size": 14.0,
-            "visible": True,
-            "hidden_reason": "",
-            "words": [],
-        }
-        for n, row in enumerate(rows, 1)
-        for i, text in enumerate(row)
-        if text
-    ]
-    pages = make_pages(
-        [
-            {
-                "page": 1,
-                "width": 400.0,
-                "height": 20.0 * len(rows) + 40,
-                "rotation": 0,
-                "parser": "ocr",
-                "has_text_layer": False,
-            }
-        ]
-    )
-    return ParsedDocument(
-        make_lines(cells, "ocr"), pages, "0" * 64, "slip.jpg", "ocr", "image/jpeg"
-    )
+    return receipt(rows, confidence=None)
 
 
 SPLIT = [

@@ -9,65 +9,13 @@ import json
 from pathlib import Path
 
 import pytest
+from receipt_cells import read, read_text, receipt, review
 
 from bench.receipts_verify import load_document, save_document
-from evidex.extractors.document import ParsedDocument, make_lines, make_pages
-from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.llm.rules.dates import find_dates, spaced_dates
 from evidex.extractors.llm.rules.money import closed_up
 from evidex.extractors.llm.rules.ocr_text import misread, tidied
-from evidex.extractors.parse.text import TextParser
-from evidex.extractors.pipeline import extract_parsed
-from evidex.schemas import FieldResult, Result, Status, schema_from_json
-
-PLAIN = schema_from_json(
-    {
-        "type": "object",
-        "properties": {k: {"type": "string"} for k in ("company", "date", "address", "total")},
-    }
-)
-
-
-def _ocr(rows: list[list[str]], confidence: float = 0.97) -> ParsedDocument:
-    """A receipt as an OCR engine reads it: one line per cell, cells of a row side by side at
-    the same height, each with its confidence (by default one a clean reading gets)."""
-    cells = [
-        {
-            "page": 1,
-            "text": text,
-            "x0": 20.0 + 120 * i,
-            "y0": 20.0 * n,
-            "x1": 20.0 + 120 * i + 100,
-            "y1": 20.0 * n + 14,
-            "font_size": 14.0,
-            "visible": True,
-            "hidden_reason": "",
-            "words": [],
-            "ocr_confidence": confidence,
-        }
-        for n, row in enumerate(rows, 1)
-        for i, text in enumerate(row)
-        if text
-    ]
-    page = {"page": 1, "width": 400.0, "height": 20.0 * len(rows) + 40, "rotation": 0}
-    pages = make_pages([{**page, "parser": "ocr", "has_text_layer": False}])
-    return ParsedDocument(
-        make_lines(cells, "ocr"), pages, "0" * 64, "slip.jpg", "ocr", "image/jpeg"
-    )
-
-
-def _read(document: ParsedDocument) -> Result:
-    return extract_parsed(document, PLAIN, llm=RulesBackend())
-
-
-def _text(text: str) -> Result:
-    return _read(TextParser().parse(text.encode(), "slip.txt"))
-
-
-def _review(field: FieldResult, *words: str) -> None:
-    assert field.status is Status.NEEDS_REVIEW, field.reasons
-    assert all(w in field.reasons[0] for w in words), field.reasons
-
+from evidex.schemas import Status
 
 TOP = [
     ["KEDAI RUNCIT MAJU SDN BHD"],
@@ -81,7 +29,7 @@ PAID = [["CASH", "RM 50.00"], ["CHANGE", "RM 16.10"]]  # 33.90 paid
 def test_the_cells_of_one_printed_row_are_the_merchants_name() -> None:
     rows = [["SAM SAM", "TRADING", "CO"], ["(742016-W)"], ["67, JLN MEWAH 25/63, 40400 SHAH ALAM"]]
     rows += [["TEL: 03-5121 3881"], ["TOTAL", "RM 33.90"], *PAID]
-    result = _read(_ocr(rows))
+    result = read(receipt(rows))
     company, address = result.fields["company"], result.fields["address"]
     assert (company.value, company.line_start, company.line_end) == ("SAM SAM TRADING CO", 1, 3)
     assert company.status is Status.VERIFIED, company.reasons
@@ -94,7 +42,7 @@ def test_the_cells_of_one_printed_row_are_the_merchants_name() -> None:
 
 def test_a_date_printed_on_the_names_row_stays_apart_from_the_name() -> None:
     rows = [["UNIHAKKA INTERNATIONAL SDN BHD", "12 Mar2018 18:19"], *TOP[1:], ["TOTAL", "8.20"]]
-    result = _read(_ocr(rows))
+    result = read(receipt(rows))
     assert result.fields["company"].value == "UNIHAKKA INTERNATIONAL SDN BHD"
     assert result.fields["address"].value == "NO 12, JALAN MAWAR 3, 81100 JOHOR BAHRU"
     assert result.fields["date"].value == {"iso": "2018-03-12", "original": "12 Mar2018"}
@@ -109,34 +57,34 @@ def test_a_date_printed_on_the_names_row_stays_apart_from_the_name() -> None:
     ],
 )
 def test_a_total_spaced_out_by_ocr_is_read_whole(label: str, amount: str, value: str) -> None:
-    total = _read(_ocr([*TOP, [label, amount], *PAID])).fields["total"]
+    total = read(receipt([*TOP, [label, amount], *PAID])).fields["total"]
     assert (total.value, total.line_start, total.status) == (value, 6, Status.VERIFIED)
 
 
 def test_an_ocr_total_no_other_figure_confirms_goes_to_review() -> None:
     rows = [*TOP, ["MILO 1KG", "20.00"], ["ROTI", "12.70"], ["TOTAL", "RM 32.69"]]
-    total = _read(_ocr(rows)).fields["total"]
+    total = read(receipt(rows)).fields["total"]
     assert total.value == "32.69"
-    _review(total, "the total 32.69 was read by OCR and no other figure on the receipt")
+    review(total, "the total 32.69 was read by OCR and no other figure on the receipt")
 
 
 def test_an_ocr_total_the_same_figure_printed_again_confirms_is_verified() -> None:
     rows = [*TOP, ["MILO 1KG", "32.69"], ["TOTAL", "RM 32.69"]]
-    total = _read(_ocr(rows)).fields["total"]
+    total = read(receipt(rows)).fields["total"]
     assert (total.value, total.status) == ("32.69", Status.VERIFIED)
 
 
 def test_a_text_layers_total_needs_no_second_figure() -> None:
     text = "KEDAI RUNCIT MAJU SDN BHD\nNO 12, JALAN MAWAR 3, 81100 JOHOR BAHRU\n"
-    total = _text(text + "TEL: 07-355 1234\nMILO 1KG 20.00\nTOTAL: RM 32.69\n").fields["total"]
+    total = read_text(text + "TEL: 07-355 1234\nMILO 1KG 20.00\nTOTAL: RM 32.69\n").fields["total"]
     assert (total.value, total.status) == ("32.69", Status.VERIFIED)
 
 
 def test_with_no_total_line_the_amount_cash_less_change_gives_is_answered_for_review() -> None:
     rows = [*TOP, ["SUBTOTAL:", "28.60"], ["TL:RM", "28.60"], ["CASH", "100.00"]]
-    total = _read(_ocr([*rows, ["CHANGE", "71.40"]])).fields["total"]
+    total = read(receipt([*rows, ["CHANGE", "71.40"]])).fields["total"]
     assert (total.value, total.line_start) == ("28.60", 8)  # the cell beside "TL:RM"
-    _review(total, "no line names the total", "is 28.60, the amount line 8 prints")
+    review(total, "no line names the total", "is 28.60, the amount line 8 prints")
 
 
 @pytest.mark.parametrize(
@@ -148,7 +96,7 @@ def test_with_no_total_line_the_amount_cash_less_change_gives_is_answered_for_re
     ],
 )
 def test_a_date_spaced_out_by_ocr_is_read_whole(printed: str, value: str) -> None:
-    date = _read(_ocr([*TOP, [printed], ["TOTAL", "9.00"], ["ITEM", "9.00"]])).fields["date"]
+    date = read(receipt([*TOP, [printed], ["TOTAL", "9.00"], ["ITEM", "9.00"]])).fields["date"]
     assert isinstance(date.value, dict)
     assert (date.value["original"], date.line_start) == (value, 5)
 
@@ -173,20 +121,20 @@ def test_a_tills_run_together_date_is_a_date(text: str, iso: str) -> None:
 def test_a_run_together_date_line_ends_the_address() -> None:
     rows = [["UNIHAKKA INTERNATIONAL SDN BHD"], ["05Mar201818:24"], ["(867388-U)"]]
     rows += [["12, JALAN TAMPOI 7/4, 81200 JOHOR BAHRU"], ["TAX INVOICE"], ["TOTAL", "8.20"]]
-    address = _read(_ocr(rows)).fields["address"]
+    address = read(receipt(rows)).fields["address"]
     assert (address.value, address.line_start) == ("12, JALAN TAMPOI 7/4, 81200 JOHOR BAHRU", 4)
 
 
 def test_an_ocr_address_that_shows_a_misreading_goes_to_review() -> None:
     rows = [TOP[0], TOP[1], ["L0T 1851-A, JALAN KPB 6, 43300 SERI KEMBANGAN"], TOP[3]]
-    address = _read(_ocr([*rows, ["TOTAL", "RM 33.90"], *PAID])).fields["address"]
+    address = read(receipt([*rows, ["TOTAL", "RM 33.90"], *PAID])).fields["address"]
     assert address.value == "L0T 1851-A, JALAN KPB 6, 43300 SERI KEMBANGAN"
-    _review(address, "line 3 was read by OCR and 'L0T' has a zero between letters")
+    review(address, "line 3 was read by OCR and 'L0T' has a zero between letters")
 
 
 def test_the_same_text_in_a_text_layer_is_what_the_document_says() -> None:
     text = "KEDAI RUNCIT MAJU SDN BHD\n(654321-K)\nL0T 1851-A, JALAN KPB 6, 43300 SERI KEMBANGAN\n"
-    address = _text(text + "TEL: 07-355 1234\nTOTAL: 33.90\n").fields["address"]
+    address = read_text(text + "TEL: 07-355 1234\nTOTAL: 33.90\n").fields["address"]
     assert (address.value, address.status) == (
         "L0T 1851-A, JALAN KPB 6, 43300 SERI KEMBANGAN",
         Status.VERIFIED,
@@ -196,7 +144,7 @@ def test_the_same_text_in_a_text_layer_is_what_the_document_says() -> None:
 def test_ocr_spacing_is_taken_out_of_the_name_and_the_quote_keeps_the_line() -> None:
     rows = [["MR D . I . Y . (JOHOR) SDN BHD"], ["(CO.REG:933109-X)"]]
     rows += [["LOT 1851-A , JALAN KPB 6 , 43300 SERI KEMBANGAN"], TOP[3], ["TOTAL", "9.00"]]
-    result = _read(_ocr([*rows, ["ITEM", "9.00"]]))
+    result = read(receipt([*rows, ["ITEM", "9.00"]]))
     company, address = result.fields["company"], result.fields["address"]
     assert (company.value, company.quote) == (
         "MR D.I.Y. (JOHOR) SDN BHD",
@@ -245,7 +193,7 @@ def test_tidied_sets_spaces_as_print_does() -> None:
 
 
 def test_the_bench_cache_gives_back_the_line_table_it_stored(tmp_path: Path) -> None:
-    document = _ocr([*TOP, ["TOTAL", "RM 33.90"]])
+    document = receipt([*TOP, ["TOTAL", "RM 33.90"]])
     stored = tmp_path / "000.auto.json"
     save_document(document, stored, "ab" * 32, "auto")
     again = load_document(stored, "ab" * 32)

@@ -8,62 +8,10 @@ they are."""
 from __future__ import annotations
 
 import pytest
+from receipt_cells import read, read_text, receipt, review
 
-from evidex.extractors.document import ParsedDocument, make_lines, make_pages
-from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.llm.rules.ocr_text import misread
-from evidex.extractors.parse.text import TextParser
-from evidex.extractors.pipeline import extract_parsed
-from evidex.schemas import FieldResult, Result, Status, schema_from_json
-
-PLAIN = schema_from_json(
-    {
-        "type": "object",
-        "properties": {k: {"type": "string"} for k in ("company", "date", "address", "total")},
-    }
-)
-CLEAN = 0.97  # the confidence a clean reading gets
-
-
-def _ocr(rows: list[list[str]], confidence: float = CLEAN) -> ParsedDocument:
-    """A receipt as an OCR engine reads it: one line per cell, cells of a row side by side."""
-    cells = [
-        {
-            "page": 1,
-            "text": text,
-            "x0": 20.0 + 120 * i,
-            "y0": 20.0 * n,
-            "x1": 20.0 + 120 * i + 100,
-            "y1": 20.0 * n + 14,
-            "font_size": 14.0,
-            "visible": True,
-            "hidden_reason": "",
-            "words": [],
-            "ocr_confidence": confidence,
-        }
-        for n, row in enumerate(rows, 1)
-        for i, text in enumerate(row)
-        if text
-    ]
-    page = {"page": 1, "width": 400.0, "height": 20.0 * len(rows) + 40, "rotation": 0}
-    pages = make_pages([{**page, "parser": "ocr", "has_text_layer": False}])
-    return ParsedDocument(
-        make_lines(cells, "ocr"), pages, "0" * 64, "slip.jpg", "ocr", "image/jpeg"
-    )
-
-
-def _read(document: ParsedDocument) -> Result:
-    return extract_parsed(document, PLAIN, llm=RulesBackend())
-
-
-def _text(text: str) -> Result:
-    return _read(TextParser().parse(text.encode(), "slip.txt"))
-
-
-def _review(field: FieldResult, *words: str) -> None:
-    assert field.status is Status.NEEDS_REVIEW, field.reasons
-    assert all(w in field.reasons[0] for w in words), field.reasons
-
+from evidex.schemas import Status
 
 ADDRESS = [["NO 8, JALAN 1/118B, DESA TUN RAZAK"], ["56000 KUALA LUMPUR"]]
 TAIL = [["TEL: 03-9173 8800"], ["TOTAL", "RM 33.90"], ["CASH", "RM 50.00"], ["CHANGE", "RM 16.10"]]
@@ -83,28 +31,28 @@ def test_a_company_form_on_a_line_of_its_own_carries_on_the_name_above(
     upper: str, lower: str, name: str
 ) -> None:
     rows = [[upper], [lower], ["(113825-W)"], *ADDRESS, *TAIL]
-    company = _read(_ocr(rows)).fields["company"]
+    company = read(receipt(rows)).fields["company"]
     assert (company.value, company.line_start, company.line_end) == (name, 1, 2)
     assert company.status is Status.VERIFIED, company.reasons
 
 
 def test_a_text_layers_name_split_over_lines_is_read_whole() -> None:
     text = "POPULAR BOOK\nCO. (M) SDN BHD\n(113825-W)\nNO 8, JALAN 1/118B, DESA TUN RAZAK\n"
-    result = _text(text + "56000 KUALA LUMPUR\nTEL: 03-9173 8800\nTOTAL: 33.90\n")
+    result = read_text(text + "56000 KUALA LUMPUR\nTEL: 03-9173 8800\nTOTAL: 33.90\n")
     company = result.fields["company"]
     assert (company.value, company.status) == ("POPULAR BOOK CO. (M) SDN BHD", Status.VERIFIED)
 
 
 def test_one_word_before_the_form_takes_the_line_above_in_doubt() -> None:
     rows = [["LIAN CHI PU TIAN VEGETARIAN"], ["RESTAURANT SDN BHD"], ["(1034187-T)"]]
-    company = _read(_ocr([*rows, *ADDRESS, *TAIL])).fields["company"]
+    company = read(receipt([*rows, *ADDRESS, *TAIL])).fields["company"]
     assert company.value == "LIAN CHI PU TIAN VEGETARIAN RESTAURANT SDN BHD"
-    _review(company, "one word before its company form", "'LIAN CHI PU TIAN VEGETARIAN'")
+    review(company, "one word before its company form", "'LIAN CHI PU TIAN VEGETARIAN'")
 
 
 def test_a_company_form_alone_is_never_the_name() -> None:
     rows = [["SDN BHD"], ["(113825-W)"], *ADDRESS, *TAIL]
-    company = _read(_ocr(rows)).fields["company"]
+    company = read(receipt(rows)).fields["company"]
     assert (company.value, company.status) == (None, Status.NOT_FOUND)
 
 
@@ -115,7 +63,7 @@ def test_a_name_that_begins_with_a_company_word_is_not_carried_over(name: str) -
     """ "TEO" and "CO" are company forms somewhere (cleanco), and a name's first word here: the
     line above (a cashier's name) stays apart."""
     rows = [["tan woon yann"], [name], ["(001749-P)"], *ADDRESS]
-    company = _read(_ocr([*rows, *TAIL])).fields["company"]
+    company = read(receipt([*rows, *TAIL])).fields["company"]
     assert (company.value, company.line_start) == (name, 2)
     assert company.status is Status.VERIFIED, company.reasons
 
@@ -154,27 +102,27 @@ def test_misread_names_a_raised_dot_inside_an_id() -> None:
 
 def test_an_ocr_name_in_pieces_goes_to_review() -> None:
     rows = [["J I AWE I HOUSE"], ["(002361-K)"], *ADDRESS, *TAIL]
-    company = _read(_ocr(rows)).fields["company"]
+    company = read(receipt(rows)).fields["company"]
     assert company.value == "J I AWE I HOUSE"
-    _review(company, "line 1 was read by OCR and 'AWE I HOUSE' has a letter standing alone")
+    review(company, "line 1 was read by OCR and 'AWE I HOUSE' has a letter standing alone")
 
 
 def test_an_ocr_address_in_pieces_goes_to_review() -> None:
     rows = [["KEDAI RUNCIT MAJU SDN BHD"], ["(654321-K)"], ["NO 5, Ja l an 7/1 l8B, 56000 KL"]]
-    address = _read(_ocr([*rows, *TAIL])).fields["address"]
+    address = read(receipt([*rows, *TAIL])).fields["address"]
     assert address.value == "NO 5, Ja l an 7/1 l8B, 56000 KL"
-    _review(address, "line 3 was read by OCR and 'Ja l an' has a letter standing alone")
+    review(address, "line 3 was read by OCR and 'Ja l an' has a letter standing alone")
 
 
 def test_initials_read_by_ocr_are_verified() -> None:
     rows = [["C W KHOO HARDWARE SDN BHD"], ["(654321-K)"], *ADDRESS, *TAIL]
-    company = _read(_ocr(rows)).fields["company"]
+    company = read(receipt(rows)).fields["company"]
     assert (company.value, company.status) == ("C W KHOO HARDWARE SDN BHD", Status.VERIFIED)
 
 
 def test_a_text_layers_spaced_letters_are_what_the_document_says() -> None:
     text = "J I AWE I HOUSE\n(002361-K)\nKAWASAN PER I NDUSTRI AN BALAKONG, 43300 SERI KEMBANGAN\n"
-    result = _text(text + "TEL: 03-9173 8800\nTOTAL: 33.90\n")
+    result = read_text(text + "TEL: 03-9173 8800\nTOTAL: 33.90\n")
     company, address = result.fields["company"], result.fields["address"]
     assert (company.value, company.status) == ("J I AWE I HOUSE", Status.VERIFIED)
     assert address.value == "KAWASAN PER I NDUSTRI AN BALAKONG, 43300 SERI KEMBANGAN"
@@ -186,14 +134,14 @@ def test_a_text_layers_spaced_letters_are_what_the_document_says() -> None:
 
 def test_an_ocr_name_read_with_middling_confidence_goes_to_review() -> None:
     rows = [["PASAF MINI JIN SENG"], ["(654321-K)"], *ADDRESS, *TAIL]
-    company = _read(_ocr(rows, confidence=0.81)).fields["company"]
+    company = read(receipt(rows, confidence=0.81)).fields["company"]
     assert company.value == "PASAF MINI JIN SENG"
-    _review(company, "line 1 was read by OCR with confidence 0.81", "check them against the image")
+    review(company, "line 1 was read by OCR with confidence 0.81", "check them against the image")
 
 
 def test_a_total_read_with_middling_confidence_keeps_its_own_checks() -> None:
     rows = [["PASAF MINI JIN SENG"], ["(654321-K)"], *ADDRESS, *TAIL]
-    total = _read(_ocr(rows, confidence=0.81)).fields["total"]
+    total = read(receipt(rows, confidence=0.81)).fields["total"]
     assert (total.value, total.status) == ("33.90", Status.VERIFIED)
 
 
@@ -205,7 +153,7 @@ def test_a_total_read_with_middling_confidence_keeps_its_own_checks() -> None:
 )
 def test_a_shops_policy_is_never_the_merchant(policy: str) -> None:
     rows = [["12345"], [policy], ["NO 12, JALAN MAWAR 3, 81100 JOHOR BAHRU"], *TAIL]
-    company = _read(_ocr(rows)).fields["company"]
+    company = read(receipt(rows)).fields["company"]
     assert (company.value, company.status) == (None, Status.NOT_FOUND)
 
 
@@ -214,7 +162,7 @@ def test_a_shops_policy_is_never_the_merchant(policy: str) -> None:
 )
 def test_a_policy_a_phone_or_a_title_ends_the_address(closing: str) -> None:
     rows = [["KEDAI RUNCIT MAJU SDN BHD"], ["(654321-K)"], *ADDRESS, [closing]]
-    address = _read(_ocr([*rows, ["TOTAL", "RM 33.90"], ["CASH", "RM 33.90"]])).fields["address"]
+    address = read(receipt([*rows, ["TOTAL", "RM 33.90"], ["CASH", "RM 33.90"]])).fields["address"]
     assert (address.value, address.line_start, address.line_end) == (
         "NO 8, JALAN 1/118B, DESA TUN RAZAK 56000 KUALA LUMPUR",
         3,
@@ -226,6 +174,6 @@ def test_a_policy_a_phone_or_a_title_ends_the_address(closing: str) -> None:
 def test_an_address_that_starts_with_its_postcode_under_a_doubtful_name_goes_to_review() -> None:
     rows = [["99 SPEED MART 57B519537-X)"], ["DALIR"], ["TAMAN BERKELEY"]]
     rows += [["41150 KLANG, SELANGOR"], ["GST ID NO : 000181747712"], *TAIL[1:]]
-    address = _read(_ocr(rows)).fields["address"]
+    address = read(receipt(rows)).fields["address"]
     assert address.value == "41150 KLANG, SELANGOR"
-    _review(address, "the address starts with a postcode (line 4)")
+    review(address, "the address starts with a postcode (line 4)")
