@@ -25,6 +25,8 @@ from typing import Any
 
 from local_http import LocalServer, send
 
+from evidex.extractors.llm.openai_backend import OpenAIBackend
+
 FIXTURES = Path(__file__).parent / "fixtures" / "openai"
 RESPONSES = "/v1/responses"
 CHAT = "/v1/chat/completions"
@@ -108,3 +110,16 @@ class FakeOpenAI(LocalServer):
                 return queue.popleft()
         error = {"message": f"fake server: nothing scripted for {path}", "type": "test"}
         return Reply(418, {"error": error})
+
+
+def local_backend(
+    base_url: str, model: str = "local", api: str = "responses", **options: Any
+) -> OpenAIBackend:
+    """The real OpenAI backend, its SDK and all, pointed at a local server of these tests."""
+    return OpenAIBackend(
+        api_key="sk-local",
+        model=model,
+        base_url=base_url,
+        api=api,  # type: ignore[arg-type]
+        **options,
+    )

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
+from fake_openai import local_backend
 from fake_window import WindowedOpenAI
 from long_agreement import (
     BORROWER,
@@ -57,14 +58,7 @@ def server() -> Iterator[WindowedOpenAI]:
 
 
 def backend(server: WindowedOpenAI, api: str = "responses") -> OpenAIBackend:
-    return OpenAIBackend(
-        api_key="sk-local",
-        model="local-16k",
-        base_url=server.base_url,
-        api=api,  # type: ignore[arg-type]
-        max_retries=0,
-        timeout_s=30,
-    )
+    return local_backend(server.base_url, "local-16k", api, max_retries=0, timeout_s=30)
 
 
 def run(

@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from fake_openai import CHAT, RESPONSES, FakeOpenAI, Reply, fixture
+from fake_openai import CHAT, RESPONSES, FakeOpenAI, Reply, fixture, local_backend
 
 from evidex.extractors.errors import LLMBadRequest, LLMContextExceeded
 from evidex.extractors.llm.base import LLMRequest
@@ -25,14 +25,8 @@ def fake() -> Iterator[FakeOpenAI]:
 
 
 def backend(fake: FakeOpenAI, api: str = "responses") -> OpenAIBackend:
-    return OpenAIBackend(
-        api_key="sk-local",
-        model="local",
-        base_url=fake.base_url,
-        api=api,  # type: ignore[arg-type]
-        max_retries=2,
-        backoff_s=0.0,
-        max_output_tokens=16_384,
+    return local_backend(
+        fake.base_url, "local", api, max_retries=2, backoff_s=0.0, max_output_tokens=16_384
     )
 
 
