@@ -3,8 +3,10 @@
 One folder for the stage, one module per part (the docling layout): :mod:`.parser` (the
 ``OcrParser``), :mod:`.pages` (which PDF pages need OCR), :mod:`.prepare` (turn, deskew, crop,
 contrast, scale), one module per engine behind :class:`.words.OcrEngine` (:mod:`.tesseract`,
-:mod:`.rapid`), :mod:`.choose` (``auto``), :mod:`.lines` (rows from words) and
-:mod:`.calibrate` (confidence that means what it says).
+:mod:`.rapid`, whose characters :mod:`.spacing` makes words, with :mod:`.marks` putting back a
+line's last comma or full stop), :mod:`.choose` (``auto``), :mod:`.reading` (what engines
+misread, put right), :mod:`.lines` (rows from words) and :mod:`.calibrate` (confidence that
+means what it says).
 """
 
 from evidex.extractors.parse.ocr.pages import (

@@ -1,16 +1,20 @@
 """Line-table rows from an engine's words: the same for every engine.
 
 Lines: the engine's lines, split where two words are more than 1.5 line heights apart (engines
-join the columns of a form or a table into one line). Segments stacked left-aligned less than a
-line height apart form a block (a paragraph, an address); the blocks go through the text layer's
-reading order (the XY-cut of :mod:`..pymupdf_parser`), so a column of text reads down and a form
-or a table of one-line cells reads in rows.
+join the columns of a form or a table into one line). Segments stacked left-aligned or centred
+less than a line height apart form a block (a paragraph, an address, a receipt's centred
+header); the blocks go through the text layer's reading order (the XY-cut of
+:mod:`..pymupdf_parser`), so a column of text reads down and a form or a table of one-line cells
+reads in rows.
 
 Boxes: a word's box is its ink box horizontally and its line's extent vertically, grown by 30% of
 the line height above and 10% below: ink stops at the glyphs while a text layer's boxes span the
 font's ascent and descent, and a highlight should cover the same band whether the page was read
 from text or by OCR. ``to_page`` maps the prepared image's pixels back to the page's unit (points
 for a PDF page, the file's own pixels for an image), undoing any crop, upscale or turn.
+
+Text: each word as :func:`.reading.read_word` puts it right (full-width forms folded, a lone
+digit between letters read as the letter, an O among digits as 0).
 
 Confidence: ``ocr_confidence`` is the engine's calibrated line confidence
 (:meth:`.words.OcrEngine.line_confidence`, see :mod:`.calibrate`).
@@ -20,9 +24,11 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from evidex.extractors.document import Word
+from evidex.extractors.parse.ocr.reading import read_word
 from evidex.extractors.parse.ocr.words import BoxPx, OcrWord
 from evidex.extractors.parse.pymupdf_parser import reading_order
 
@@ -63,6 +69,7 @@ def page_rows(
     rate = confidence or (lambda ws: round(mean_confidence(ws), 3))
     by_line: dict[tuple[int, int, int], list[OcrWord]] = {}
     for word in words:
+        word = replace(word, text=read_word(word.text))
         by_line.setdefault(word.line, []).append(word)
     segments: list[list[OcrWord]] = []
     paired: set[int] = set()  # ids of segments with a close neighbour on their line
@@ -90,21 +97,24 @@ def page_rows(
 
 def _stack(segments: list[list[OcrWord]], paired: set[int]) -> list[list[list[OcrWord]]]:
     """Blocks of segments: a segment stacks on a block when it is in the same engine block,
-    starts within a line height of the block's left edge and sits less than a line height below
-    it (a paragraph, an address). A segment paired with a close neighbour on its line (a label
-    or its value, a table cell) stands alone, so a form or a table reads in rows."""
+    starts within a line height of the block's last segment's left edge or has its centre
+    within a line height of that segment's (a centred receipt header), and sits less than a
+    line height below it (a paragraph, an address). A segment paired with a close neighbour on
+    its line (a label or its value, a table cell) stands alone, so a form or a table reads in
+    rows."""
     blocks: list[list[list[OcrWord]]] = []
     for seg in sorted(segments, key=lambda s: (_seg_box(s)[1], _seg_box(s)[0])):
-        x0, y0, _, _ = _seg_box(seg)
+        x0, y0, x1, _ = _seg_box(seg)
         height = _height(seg)
         home = None
         for block in blocks if id(seg) not in paired else []:
             last = block[-1]
-            lx0, _, _, ly1 = _seg_box(last)
+            lx0, _, lx1, ly1 = _seg_box(last)
+            aligned = abs(lx0 - x0) <= height or abs((lx0 + lx1) - (x0 + x1)) / 2 <= height
             if (
                 id(last) not in paired
                 and last[0].line[0] == seg[0].line[0]
-                and abs(lx0 - x0) <= height
+                and aligned
                 and -0.5 * height <= y0 - ly1 <= _STACK_GAP * height
             ):
                 home = block

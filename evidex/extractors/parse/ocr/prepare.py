@@ -31,11 +31,12 @@ from PIL import Image, ImageOps
 
 from evidex.extractors.parse.ocr.words import BoxPx
 
-__all__ = ["MAX_SIDE", "MAX_SKEW", "Prepared", "prepare"]
+__all__ = ["MAX_SIDE", "MAX_SKEW", "Prepared", "prepare", "print_height"]
 
 MAX_SIDE = 4096  # pixels on the long side of any image handed to an engine
 MAX_SKEW = 6.0  # degrees searched for deskewing
 _THUMB = 600
+_PRINT_THUMB = 1500  # print_height's thumbnail: 12-pixel print on a 3500-pixel page spans 5 rows
 _MAX_UPSCALE = 4.0
 Matrix = np.ndarray  # 3x3 affine, column vectors (x, y, 1)
 
@@ -73,9 +74,9 @@ def _rotation(angle: float, size: tuple[int, int], new: tuple[int, int]) -> Matr
     return matrix
 
 
-def _ink(image: Image.Image) -> tuple[np.ndarray, float]:
+def _ink(image: Image.Image, thumb: int = _THUMB) -> tuple[np.ndarray, float]:
     """A thumbnail's ink mask (True where darker than Otsu's threshold) and its scale."""
-    factor = min(1.0, _THUMB / max(image.size))
+    factor = min(1.0, thumb / max(image.size))
     size = (max(1, round(image.width * factor)), max(1, round(image.height * factor)))
     grey = np.asarray(image.resize(size, Image.Resampling.BILINEAR), dtype=np.uint8)
     return grey <= _otsu(grey), factor
@@ -170,6 +171,17 @@ def _line_height(ink: np.ndarray) -> float | None:
     runs += [length] if length else []
     runs = [r for r in runs if r >= 2]
     return float(np.median(runs)) if len(runs) >= 3 else None
+
+
+def print_height(image: Image.Image) -> float | None:
+    """The median height, in ``image``'s pixels, of its printed lines (runs of rows holding
+    ink, measured on a thumbnail of at most 1500 pixels); None when fewer than three lines
+    show. An engine that works on a reduced copy uses it to keep print legible (:mod:`.rapid`'s
+    "Large pages")."""
+    grey = image if image.mode == "L" else image.convert("L")
+    ink, factor = _ink(grey, _PRINT_THUMB)
+    height = _line_height(ink)
+    return height / factor if height else None
 
 
 def prepare(

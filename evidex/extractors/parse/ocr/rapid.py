@@ -2,35 +2,44 @@
 
 The only module that imports ``rapidocr_onnxruntime``. Its models ship inside the wheel, so it
 runs offline (PITFALLS.md: check any other release before depending on it; some fetch models on
-first use). One engine per process, made on first use (~0.3 s) and shared by its threads behind
-a lock: onnxruntime already spreads one page over every core.
+first use). One engine per process, made on first use (~0.5 s) and shared by its threads behind
+a lock: onnxruntime already spreads one page over its threads.
 
 What it gives: one detection box per run of text (a segment of a printed line) with the text the
 recogniser read, its mean character probability, and — with ``return_word_box`` — a box and a
-probability per character. Two things are put right here:
+probability per character. What is put right here:
 
-* **Spaces.** The bundled recogniser is the Chinese/English one and often drops the spaces between
-  English words ("BOOKTA.K(TAMANDAYA)"). Its character positions come from the CTC columns, too
-  coarse to tell a word gap from a wide letter (spacing by character pitch splits "Agreem ent"),
-  so the gap is measured in the image itself: between two neighbouring characters the widest run
-  of ink-free pixel columns in the segment's strip; a space goes back where that run is at least
-  :data:`SPACE_GAP` of the strip's height (a word space is about a third of the type's height,
-  the gap between letters a tenth). Spaces the recogniser read are kept. The words then keep
-  their own boxes.
+* **Slanted lines.** A line on a curled or tilted receipt comes from the detector as a turned
+  quad; its bounding box would hold the ends of the lines above and below, and the recogniser
+  reads the two lines as one, or upside down (on receipt 014 an address line came out as
+  "SN"). Each line is cut out along its own quad and straightened, as ``RapidOCR.__call__``
+  does; its box is the quad's horizontal extent and its own height about its centre.
+* **Upside down.** The angle classifier turns a line it finds upside down; on short or
+  slanted lines of an upright page it is wrong now and then ("Doc No" turned and read as
+  "ON :00"). A page is printed one way up, and :mod:`.prepare` has set it upright, so the
+  classifier's turns are taken only when it finds most of the page's lines upside down.
 * **Line ends.** Detection boxes hug the ink of letters and often cut off a line's last comma or
-  full stop ("13," read as "13"), which is part of an address as printed. Each box is widened by
-  :data:`PAD` of its height on both sides before recognition (``_recognise`` runs the library's
-  detector, angle classifier and recogniser itself, as ``RapidOCR.__call__`` does, with that
-  one change). Measured on receipts 000-019, widening by 0.3 of the height lost more than it
-  found (62.5% of key values kept against 71.2%: the recogniser misreads the extra margin), so
-  the pad is 0 and the comma is left to the engine.
-* **Lines.** Detection boxes on the same printed row (vertical centres within half a box height
-  of each other) become one engine line, so :mod:`.lines` splits and orders them exactly as it
-  does Tesseract's lines.
+  full stop ("13," read as "13"). Widening each box by :data:`PAD` of its height before
+  recognition was measured on receipts 000-019: by 0.3 of the height it lost more than it found
+  (62.5% of key values kept against 71.2%: the recogniser misreads the extra margin), so the
+  pad is 0 and :mod:`.spacing` puts the mark back from the ink instead.
+* **Large pages.** The detector searches the whole image at full size; on a 2481x3508 scan
+  that took 17 of the page's 27 CPU seconds. A page over :data:`DETECT_AREA` pixels is searched
+  on a reduced copy instead, never reducing its print (:func:`.prepare.print_height`) below
+  :data:`MIN_PRINT` pixels, where the detector still finds every line; its boxes are mapped back,
+  and the recogniser reads the full-resolution crops, so small print loses nothing.
+* **Threads.** onnxruntime's default is a thread per core that busy-waits between operators,
+  which on a shared machine (a worker beside other workers, two cores) burns CPU that other
+  pages need, so each model is capped at :data:`THREADS` intra-op threads and one inter-op
+  thread, with spinning off. RapidOCR 1.4.4 sets only the thread counts on its sessions, so
+  :func:`_engine` loads its three bundled models again with :func:`_options`.
+* **Words.** Spaces, marks and rows are put right by :func:`.spacing.spaced_words`.
 """
 
 from __future__ import annotations
 
+import math
+import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -42,14 +51,17 @@ from PIL import Image
 
 from evidex.extractors.parse.ocr.calibrate import calibrated
 from evidex.extractors.parse.ocr.lines import mean_confidence
+from evidex.extractors.parse.ocr.prepare import print_height
+from evidex.extractors.parse.ocr.spacing import SPACE_GAP, spaced_words
 from evidex.extractors.parse.ocr.words import BoxPx, OcrWord
 from evidex.schemas import ConfigError, RunError
 
-__all__ = ["SPACE_GAP", "RapidOcr", "spaced_words"]
+__all__ = ["DETECT_AREA", "MIN_PRINT", "SPACE_GAP", "RapidOcr", "detection_scale", "spaced_words"]
 
 PAD = 0.0  # of a detection box's height, added on its left and right before recognition
-SPACE_GAP = 0.25  # blank run between two characters, of the strip's height, that is a space
-_ROW = 0.5  # of a box's height: vertical centres this close are on one row
+THREADS = 2  # onnxruntime threads per model (see "Threads")
+DETECT_AREA = 2_000_000  # pixels: a larger page is searched for text on a reduced copy
+MIN_PRINT = 20.0  # pixels: the reduced copy never brings print below this height
 _LOCK = threading.Lock()
 
 
@@ -62,7 +74,43 @@ def _engine() -> Any:
             "OCR engine 'rapidocr' needs the rapidocr-onnxruntime package, which is not "
             "installed: pip install 'rapidocr-onnxruntime==1.4.4', or choose --ocr tesseract"
         ) from None
-    return RapidOCR()
+    from rapidocr_onnxruntime.main import DEFAULT_CFG_PATH
+    from rapidocr_onnxruntime.utils import read_yaml, update_model_path
+
+    engine = RapidOCR()
+    config = update_model_path(read_yaml(DEFAULT_CFG_PATH))
+    models = (
+        (engine.text_det.infer, config["Det"]["model_path"]),
+        (engine.text_cls.infer, config["Cls"]["model_path"]),
+        (engine.text_rec.session, config["Rec"]["model_path"]),
+    )
+    for wrapper, path in models:  # RapidOCR's wrappers call ``self.session.run``
+        wrapper.session = _session(path)
+    return engine
+
+
+def _session(path: str) -> Any:
+    """One of RapidOCR's models loaded with :func:`_options` (RapidOCR's own sessions cannot
+    be told not to spin)."""
+    import onnxruntime  # type: ignore[import-untyped]
+
+    return onnxruntime.InferenceSession(
+        path, sess_options=_options(), providers=["CPUExecutionProvider"]
+    )
+
+
+def _options() -> Any:
+    """Session options for a shared machine (see "Threads")."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.log_severity_level = 4
+    options.enable_cpu_mem_arena = False  # as RapidOCR sets it: page sizes vary
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.intra_op_num_threads = max(1, min(THREADS, os.cpu_count() or 1))
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return options
 
 
 @dataclass(frozen=True)
@@ -78,10 +126,11 @@ class RapidOcr:
 
     def read(self, image: Image.Image, dpi: int | None, what: str) -> list[OcrWord]:
         pixels = np.asarray(image.convert("L"))
+        scale = detection_scale(image.size, print_height(image))
         engine = _engine()
         try:
             with _LOCK:
-                found = _recognise(engine, pixels, self.pad)
+                found = _recognise(engine, pixels, self.pad, scale)
         except Exception as exc:  # onnxruntime's and OpenCV's errors have no common base
             raise RunError(f"OCR of {what} failed: rapidocr said {exc}") from exc
         return spaced_words(found, pixels, self.space_gap)
@@ -90,27 +139,49 @@ class RapidOcr:
         return calibrated(self.name, mean_confidence(words))
 
 
-def _recognise(engine: Any, grey: np.ndarray, pad: float) -> list[list[Any]]:
-    """``[quad, text, score, char_quads, chars, char_scores]`` per detected segment."""
-    colour = np.ascontiguousarray(np.stack([grey] * 3, axis=-1))
-    boxes, _ = engine.text_det(colour)
+def detection_scale(size: tuple[int, int], print_px: float | None) -> float:
+    """The scale of the copy text is searched on (see "Large pages"): 1 for a page of at most
+    :data:`DETECT_AREA` pixels or of unknown print size, else down to that area but never
+    bringing print of ``print_px`` pixels under :data:`MIN_PRINT`."""
+    area = size[0] * size[1]
+    if area <= DETECT_AREA or not print_px:
+        return 1.0
+    return min(1.0, max(math.sqrt(DETECT_AREA / area), MIN_PRINT / print_px))
+
+
+def _detect(engine: Any, colour: np.ndarray, scale: float) -> list[np.ndarray]:
+    """Detection boxes in ``colour``'s pixels, searched for on a copy reduced by ``scale``."""
+    if scale < 1.0:
+        height, width = colour.shape[:2]
+        size = (max(1, round(width * scale)), max(1, round(height * scale)))
+        small = np.asarray(Image.fromarray(colour).resize(size, Image.Resampling.BILINEAR))
+        boxes, _ = engine.text_det(np.ascontiguousarray(small))
+        factors = np.array([width / size[0], height / size[1]], dtype=np.float32)
+    else:
+        boxes, _ = engine.text_det(colour)
+        factors = np.ones(2, dtype=np.float32)
     if boxes is None or len(boxes) == 0:
         return []
+    return [np.asarray(quad, dtype=np.float32) * factors for quad in engine.sorted_boxes(boxes)]
+
+
+def _recognise(engine: Any, grey: np.ndarray, pad: float, scale: float = 1.0) -> list[list[Any]]:
+    """``[quad, text, score, char_quads, chars, char_scores]`` per detected segment; text is
+    searched for on a copy reduced by ``scale`` and read on the full-size crops."""
+    colour = np.ascontiguousarray(np.stack([grey] * 3, axis=-1))
     width = grey.shape[1]
-    quads = []
-    for quad in engine.sorted_boxes(boxes):
-        x0, y0, x1, y1 = _bounds(quad)
-        grow = pad * (y1 - y0)
-        x0, x1 = max(0.0, x0 - grow), min(float(width), x1 + grow)
-        quads.append(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float32))
+    quads = [_widened(quad, pad, width) for quad in _detect(engine, colour, scale)]
     crops = engine.get_crop_img_list(colour, quads)
-    crops, _, _ = engine.text_cls(crops)
+    turned, labels, _ = engine.text_cls(crops)
+    if _upside_down(labels, float(engine.text_cls.cls_thresh)):
+        crops = turned
     read, _ = engine.text_rec(crops, True)
     out = []
     for quad, (text, score, info) in zip(quads, read, strict=True):
         if float(score) < engine.text_score or not text:
             continue
-        x0, y0, x1, y1 = _bounds(quad)
+        x0, y0, x1, y1 = _band(quad)
+        quad = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float32)
         columns, _, word_cols, _, confs = info
         cell = (x1 - x0) / max(float(columns), 1.0)
         positions = [c for cols in word_cols for c in cols]
@@ -129,173 +200,38 @@ def _recognise(engine: Any, grey: np.ndarray, pad: float) -> list[list[Any]]:
     return out
 
 
-def _bounds(quad: Any) -> BoxPx:
-    xs, ys = [float(p[0]) for p in quad], [float(p[1]) for p in quad]
-    return (min(xs), min(ys), max(xs), max(ys))
+def _upside_down(labels: Sequence[Sequence[Any]], threshold: float) -> bool:
+    """Whether most of a page's lines are upside down by the angle classifier (label "180"
+    above ``threshold``); see "Upside down"."""
+    flipped = sum("180" in str(label) and float(score) > threshold for label, score in labels)
+    return flipped > len(labels) / 2
 
 
-def spaced_words(
-    found: Sequence[Sequence[Any]], pixels: np.ndarray, space_gap: float = SPACE_GAP
-) -> list[OcrWord]:
-    """OcrWords from RapidOCR's ``return_word_box`` result rows (``[quad, text, score,
-    char_quads, chars, char_scores]``) over the grey ``pixels`` it read, spaces put back and
-    boxes grouped into rows."""
-    segments: list[tuple[BoxPx, list[tuple[str, BoxPx, float]]]] = []
-    for entry in found:
-        quad, text, score = entry[0], str(entry[1]), float(entry[2])
-        box = _bounds(quad)
-        chars = [str(c) for c in entry[4]] if len(entry) > 5 else []
-        char_boxes = [_bounds(q) for q in entry[3]] if len(entry) > 5 else []
-        confs = [float(c) for c in entry[5]] if len(entry) > 5 else []
-        if not chars or len(chars) != len(char_boxes) or "".join(chars) != text:
-            segments.append((box, [(w, box, score) for w in text.split()]))
-            continue
-        if len(confs) != len(chars):
-            confs = [score] * len(chars)
-        blank = _blank_columns(pixels, box)
-        gap = space_gap * (box[3] - box[1])  # of the detection box's height, as tuned
-        box = _ink_rows(pixels, box)
-        segments.append((box, _split(chars, char_boxes, confs, box, blank, gap)))
-    words: list[OcrWord] = []
-    for row, members in enumerate(_rows([b for b, _ in segments]), start=1):
-        for index in members:
-            box, parts = segments[index]
-            for text, wbox, conf in parts:
-                words.append(OcrWord(text, wbox, conf, (1, 1, row), box))
-    return words
+def _widened(quad: np.ndarray, pad: float, width: int) -> np.ndarray:
+    """The detector's quad (corners top-left, top-right, bottom-right, bottom-left) lengthened
+    by ``pad`` of its height at each end, along its own direction."""
+    if not pad:
+        return quad
+    along = quad[1] - quad[0]
+    unit = along / max(float(np.linalg.norm(along)), 1e-6)
+    grown = quad.copy()
+    grown[[0, 3]] -= unit * pad * _height(quad)
+    grown[[1, 2]] += unit * pad * _height(quad)
+    grown[:, 0] = np.clip(grown[:, 0], 0.0, float(width))
+    return grown
 
 
-def _blank_columns(pixels: np.ndarray, box: BoxPx) -> tuple[int, np.ndarray]:
-    """The segment's strip: its left edge and, per pixel column, whether it holds no ink
-    (darker than Otsu's threshold within the strip)."""
-    x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
-    x1, y1 = min(pixels.shape[1], int(np.ceil(box[2]))), min(pixels.shape[0], int(np.ceil(box[3])))
-    strip = pixels[y0:y1, x0:x1]
-    if strip.size == 0:
-        return x0, np.zeros(0, dtype=bool)
-    low, high = float(strip.min()), float(strip.max())
-    if high - low < 32:  # no contrast: nothing to measure
-        return x0, np.zeros(strip.shape[1], dtype=bool)
-    threshold = _otsu(strip)
-    blank: np.ndarray = ~np.any(strip <= threshold, axis=0)
-    return x0, blank
+def _height(quad: np.ndarray) -> float:
+    return float(np.linalg.norm(quad[3] - quad[0]) + np.linalg.norm(quad[2] - quad[1])) / 2
 
 
-def _ink_rows(pixels: np.ndarray, box: BoxPx) -> BoxPx:
-    """``box`` with its top and bottom moved to the first and last rows holding ink: detection
-    boxes are grown around the text (by half its height and more), and the line's height is
-    what :mod:`.lines` splits columns by and pads highlights from."""
-    x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
-    x1, y1 = min(pixels.shape[1], int(np.ceil(box[2]))), min(pixels.shape[0], int(np.ceil(box[3])))
-    strip = pixels[y0:y1, x0:x1]
-    if strip.size == 0 or float(strip.max()) - float(strip.min()) < 32:
-        return box
-    rows = np.flatnonzero(np.any(strip <= _otsu(strip), axis=1))
-    if len(rows) == 0:
-        return box
-    return (box[0], float(y0 + rows[0]), box[2], float(y0 + rows[-1] + 1))
-
-
-def _otsu(grey: np.ndarray) -> float:
-    hist = np.bincount(grey.ravel(), minlength=256).astype(float)
-    total = hist.sum()
-    levels = np.arange(256)
-    weight = np.cumsum(hist)
-    mean = np.cumsum(hist * levels)
-    between = (mean[-1] * weight / total - mean) ** 2 / np.maximum(weight * (total - weight), 1)
-    return float(np.argmax(between))
-
-
-def _widest_blank(blank: np.ndarray, start: int, end: int) -> int:
-    run = best = 0
-    for empty in blank[max(0, start) : max(0, end)]:
-        run = run + 1 if empty else 0
-        best = max(best, run)
-    return best
-
-
-def _ink_span(
-    blank: np.ndarray, left: int, x0: float, x1: float, first: int, last: int
-) -> tuple[float, float]:
-    """A word's left and right edges moved onto its ink: from its first and last character's
-    centres outwards, as far as ink continues without a blank run as wide as a letter gap
-    allows (2 columns or more ends the word), within the character boxes' reach."""
-    size = len(blank)
-    lo, hi = max(0, min(first, size - 1)), max(0, min(last, size - 1))
-    reach_lo, reach_hi = max(0, int(x0) - left - 2), min(size - 1, int(np.ceil(x1)) - left + 2)
-    start = end = None
-    i = lo
-    while i >= reach_lo:
-        if not blank[i]:
-            start = i
-        elif start is not None and i > 0 and blank[i - 1]:
-            break
-        i -= 1
-    i = hi
-    while i <= reach_hi:
-        if not blank[i]:
-            end = i
-        elif end is not None and i + 1 < size and blank[i + 1]:
-            break
-        i += 1
-    new_x0 = float(left + start) if start is not None else x0
-    new_x1 = float(left + end + 1) if end is not None else x1
-    return (new_x0, new_x1) if new_x1 > new_x0 else (x0, x1)
-
-
-def _split(
-    chars: list[str],
-    boxes: list[BoxPx],
-    confs: list[float],
-    line: BoxPx,
-    blank: tuple[int, np.ndarray],
-    space: float,
-) -> list[tuple[str, BoxPx, float]]:
-    """One segment's characters grouped into words at spaces the recogniser read or the image
-    shows (see "Spaces")."""
-    left, columns = blank
-    centres = [round((b[0] + b[2]) / 2) - left for b in boxes]
-    words: list[tuple[str, BoxPx, float]] = []
-    current: list[int] = []
-
-    def close() -> None:
-        if current:
-            text = "".join(chars[i] for i in current)
-            x0 = min(boxes[i][0] for i in current)
-            x1 = max(boxes[i][2] for i in current)
-            if len(columns):
-                x0, x1 = _ink_span(columns, left, x0, x1, centres[current[0]], centres[current[-1]])
-            conf = sum(confs[i] for i in current) / len(current)
-            words.append((text, (x0, line[1], x1, line[3]), conf))
-            current.clear()
-
-    for i, char in enumerate(chars):
-        if char.isspace():
-            close()
-            continue
-        if current and len(columns):
-            gap = _widest_blank(columns, centres[current[-1]], centres[i])
-            if gap >= space:
-                close()
-        current.append(i)
-    close()
-    return words
-
-
-def _rows(boxes: list[BoxPx]) -> list[list[int]]:
-    """Indices of ``boxes`` grouped into printed rows, top to bottom, each row left to right."""
-    rows: list[tuple[float, float, list[int]]] = []  # centre, height, members
-    for i in sorted(range(len(boxes)), key=lambda k: (boxes[k][1] + boxes[k][3]) / 2):
-        x0, y0, x1, y1 = boxes[i]
-        centre, height = (y0 + y1) / 2, y1 - y0
-        for n, (row_centre, row_height, members) in enumerate(rows):
-            near = abs(centre - row_centre) <= _ROW * min(height, row_height)
-            clear = all(boxes[m][2] <= x0 or boxes[m][0] >= x1 for m in members)
-            if near and clear:
-                members.append(i)
-                size = len(members)
-                rows[n] = ((row_centre * (size - 1) + centre) / size, row_height, members)
-                break
-        else:
-            rows.append((centre, height, [i]))
-    return [sorted(m, key=lambda k: boxes[k][0]) for _, _, m in rows]
+def _band(quad: np.ndarray) -> BoxPx:
+    """A slanted line's box: its quad's horizontal extent, and the quad's own height about its
+    centre; the quad's bounding box would reach into the lines above and below."""
+    centre, half = float(quad[:, 1].mean()), _height(quad) / 2
+    return (
+        float(quad[:, 0].min()),
+        max(0.0, centre - half),
+        float(quad[:, 0].max()),
+        centre + half,
+    )

@@ -1,0 +1,254 @@
+"""RapidOCR's characters into words: spaces, commas and full stops put back, rows formed.
+
+What :mod:`.rapid` hands over per detected segment: the text, its box, and — with the
+recogniser's word boxes — a box and a probability per character. What is put right here:
+
+* **Spaces.** The bundled recogniser is the Chinese/English one and often drops the spaces between
+  English words ("BOOKTA.K(TAMANDAYA)"). Its character positions come from the CTC columns, too
+  coarse to tell a word gap from a wide letter (spacing by character pitch splits "Agreem ent"),
+  so the gap is measured in the image itself: between two neighbouring characters the widest run
+  of ink-free pixel columns in the segment's strip; a space goes back where that run is at least
+  :data:`SPACE_GAP` of the strip's height (a word space is about a third of the type's height,
+  the gap between letters a tenth), and at least :data:`LETTER_SPACING` times the segment's
+  median blank between characters (a letter-spaced heading, "S I MPL I F I ED" read with a
+  space at every narrow "I", has wide blanks everywhere). Inside a number the characters must
+  also stand :data:`NUMBER_PITCH` times the segment's median pitch apart, centre to centre:
+  digits have one width in nearly every font, so a space there is a whole empty cell, while a
+  narrow "1" or ":" only leaves a wide blank beside it ("81 100" for the postcode 81100,
+  "8: 13: 39" for a time). Spaces the recogniser read are kept. The words then keep their own
+  boxes.
+* **Line ends.** Detection boxes hug the ink of letters and often cut off a line's last comma or
+  full stop ("13," read as "13"), which is part of an address as printed. :mod:`.marks` finds
+  the mark after a segment's last word in the ink and tells a comma from a full stop. Marks
+  the recogniser did read are left as read: read again from the ink, its full stops turned
+  into commas as often wrongly as rightly on receipts 000-049 (blurred small print).
+* **Lines.** Detection boxes on the same printed row (vertical centres within half a box height
+  of each other) become one engine line, so :mod:`.lines` splits and orders them exactly as it
+  does Tesseract's lines.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from evidex.extractors.parse.ocr.marks import trailing_mark
+from evidex.extractors.parse.ocr.words import BoxPx, OcrWord
+
+__all__ = ["LETTER_SPACING", "NUMBER_PITCH", "SPACE_GAP", "bounds", "spaced_words"]
+
+SPACE_GAP = 0.25  # blank run between two characters, of the strip's height, that is a space
+LETTER_SPACING = 2.0  # times the segment's median blank between characters: a space at least
+NUMBER_PITCH = 1.5  # times the segment's median character pitch: a space inside a number at least
+_ROW = 0.5  # of a box's height: vertical centres this close are on one row
+
+
+def bounds(quad: Any) -> BoxPx:
+    """The box around a quad's corners."""
+    xs, ys = [float(p[0]) for p in quad], [float(p[1]) for p in quad]
+    return (min(xs), min(ys), max(xs), max(ys))
+
+
+def spaced_words(
+    found: Sequence[Sequence[Any]], pixels: np.ndarray, space_gap: float = SPACE_GAP
+) -> list[OcrWord]:
+    """OcrWords from RapidOCR's ``return_word_box`` result rows (``[quad, text, score,
+    char_quads, chars, char_scores]``) over the grey ``pixels`` it read, spaces put back and
+    boxes grouped into rows."""
+    segments: list[tuple[BoxPx, list[tuple[str, BoxPx, float]]]] = []
+    for entry in found:
+        quad, text, score = entry[0], str(entry[1]), float(entry[2])
+        box = bounds(quad)
+        chars = [str(c) for c in entry[4]] if len(entry) > 5 else []
+        char_boxes = [bounds(q) for q in entry[3]] if len(entry) > 5 else []
+        confs = [float(c) for c in entry[5]] if len(entry) > 5 else []
+        if not chars or len(chars) != len(char_boxes) or "".join(chars) != text:
+            segments.append((box, [(w, box, score) for w in text.split()]))
+            continue
+        if len(confs) != len(chars):
+            confs = [score] * len(chars)
+        blank = _blank_columns(pixels, box)
+        gap = space_gap * (box[3] - box[1])  # of the detection box's height, as tuned
+        band, box = box, _ink_rows(pixels, box)
+        parts = _split(chars, char_boxes, confs, box, blank, gap)
+        segments.append((box, _with_last_mark(parts, pixels, band)))
+    words: list[OcrWord] = []
+    for row, members in enumerate(_rows([b for b, _ in segments]), start=1):
+        for index in members:
+            box, parts = segments[index]
+            for text, wbox, conf in parts:
+                words.append(OcrWord(text, wbox, conf, (1, 1, row), box))
+    return words
+
+
+def _with_last_mark(
+    parts: list[tuple[str, BoxPx, float]], pixels: np.ndarray, band: BoxPx
+) -> list[tuple[str, BoxPx, float]]:
+    """``parts`` with the comma or full stop the detector cut off after the last word put
+    back (:func:`.marks.trailing_mark`)."""
+    if not parts or not parts[-1][0][-1].isalnum():
+        return parts
+    text, box, conf = parts[-1]
+    found = trailing_mark(pixels, band, box[2])
+    if found is None:
+        return parts
+    mark, mark_box = found
+    return [*parts[:-1], (text + mark, (box[0], box[1], mark_box[2], box[3]), conf)]
+
+
+def _blank_columns(pixels: np.ndarray, box: BoxPx) -> tuple[int, np.ndarray]:
+    """The segment's strip: its left edge and, per pixel column, whether it holds no ink
+    (darker than Otsu's threshold within the strip)."""
+    x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
+    x1, y1 = min(pixels.shape[1], int(np.ceil(box[2]))), min(pixels.shape[0], int(np.ceil(box[3])))
+    strip = pixels[y0:y1, x0:x1]
+    if strip.size == 0:
+        return x0, np.zeros(0, dtype=bool)
+    low, high = float(strip.min()), float(strip.max())
+    if high - low < 32:  # no contrast: nothing to measure
+        return x0, np.zeros(strip.shape[1], dtype=bool)
+    threshold = _otsu(strip)
+    blank: np.ndarray = ~np.any(strip <= threshold, axis=0)
+    return x0, blank
+
+
+def _ink_rows(pixels: np.ndarray, box: BoxPx) -> BoxPx:
+    """``box`` with its top and bottom moved to the first and last rows holding ink: detection
+    boxes are grown around the text (by half its height and more), and the line's height is
+    what :mod:`.lines` splits columns by and pads highlights from."""
+    x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
+    x1, y1 = min(pixels.shape[1], int(np.ceil(box[2]))), min(pixels.shape[0], int(np.ceil(box[3])))
+    strip = pixels[y0:y1, x0:x1]
+    if strip.size == 0 or float(strip.max()) - float(strip.min()) < 32:
+        return box
+    rows = np.flatnonzero(np.any(strip <= _otsu(strip), axis=1))
+    if len(rows) == 0:
+        return box
+    return (box[0], float(y0 + rows[0]), box[2], float(y0 + rows[-1] + 1))
+
+
+def _otsu(grey: np.ndarray) -> float:
+    hist = np.bincount(grey.ravel(), minlength=256).astype(float)
+    total = hist.sum()
+    levels = np.arange(256)
+    weight = np.cumsum(hist)
+    mean = np.cumsum(hist * levels)
+    between = (mean[-1] * weight / total - mean) ** 2 / np.maximum(weight * (total - weight), 1)
+    return float(np.argmax(between))
+
+
+def _widest_blank(blank: np.ndarray, start: int, end: int) -> int:
+    run = best = 0
+    for empty in blank[max(0, start) : max(0, end)]:
+        run = run + 1 if empty else 0
+        best = max(best, run)
+    return best
+
+
+def _ink_span(
+    blank: np.ndarray, left: int, x0: float, x1: float, first: int, last: int
+) -> tuple[float, float]:
+    """A word's left and right edges moved onto its ink: from its first and last character's
+    centres outwards, as far as ink continues without a blank run as wide as a letter gap
+    allows (2 columns or more ends the word), within the character boxes' reach."""
+    size = len(blank)
+    lo, hi = max(0, min(first, size - 1)), max(0, min(last, size - 1))
+    reach_lo, reach_hi = max(0, int(x0) - left - 2), min(size - 1, int(np.ceil(x1)) - left + 2)
+    start = end = None
+    i = lo
+    while i >= reach_lo:
+        if not blank[i]:
+            start = i
+        elif start is not None and i > 0 and blank[i - 1]:
+            break
+        i -= 1
+    i = hi
+    while i <= reach_hi:
+        if not blank[i]:
+            end = i
+        elif end is not None and i + 1 < size and blank[i + 1]:
+            break
+        i += 1
+    new_x0 = float(left + start) if start is not None else x0
+    new_x1 = float(left + end + 1) if end is not None else x1
+    return (new_x0, new_x1) if new_x1 > new_x0 else (x0, x1)
+
+
+def _split(
+    chars: list[str],
+    boxes: list[BoxPx],
+    confs: list[float],
+    line: BoxPx,
+    blank: tuple[int, np.ndarray],
+    space: float,
+) -> list[tuple[str, BoxPx, float]]:
+    """One segment's characters grouped into words at spaces the recogniser read or the image
+    shows (see "Spaces")."""
+    left, columns = blank
+    centres = [round((b[0] + b[2]) / 2) - left for b in boxes]
+    words: list[tuple[str, BoxPx, float]] = []
+    current: list[int] = []
+
+    def close() -> None:
+        if current:
+            text = "".join(chars[i] for i in current)
+            x0 = min(boxes[i][0] for i in current)
+            x1 = max(boxes[i][2] for i in current)
+            if len(columns):
+                x0, x1 = _ink_span(columns, left, x0, x1, centres[current[0]], centres[current[-1]])
+            conf = sum(confs[i] for i in current) / len(current)
+            words.append((text, (x0, line[1], x1, line[3]), conf))
+            current.clear()
+
+    pairs = [
+        (i, j) for i, j in itertools.pairwise(range(len(chars))) if " " not in chars[i] + chars[j]
+    ]
+    gaps = (
+        [_widest_blank(columns, centres[i], centres[j]) for i, j in pairs] if len(columns) else []
+    )
+    spacing = LETTER_SPACING * float(np.median(gaps)) if len(gaps) >= 3 else 0.0
+    steps = [centres[j] - centres[i] for i, j in pairs]
+    pitch = float(np.median(steps)) if len(steps) >= 3 else 0.0
+    for i, char in enumerate(chars):
+        if char.isspace():
+            close()
+            continue
+        if current and len(columns):
+            gap = _widest_blank(columns, centres[current[-1]], centres[i])
+            inside = char.isdigit() and _in_number("".join(chars[k] for k in current[-2:]))
+            step = centres[i] - centres[current[-1]]
+            if gap >= max(space, spacing) and not (inside and step < NUMBER_PITCH * pitch):
+                close()
+        current.append(i)
+    close()
+    return words
+
+
+def _in_number(tail: str) -> bool:
+    """Whether a word ending in ``tail`` is in the middle of a number: it ends in a digit, or
+    in a separator (":", ".", ",", "/", "-") after a digit."""
+    if not tail:
+        return False
+    return tail[-1].isdigit() or (tail[-1] in ":.,/-" and len(tail) > 1 and tail[-2].isdigit())
+
+
+def _rows(boxes: list[BoxPx]) -> list[list[int]]:
+    """Indices of ``boxes`` grouped into printed rows, top to bottom, each row left to right."""
+    rows: list[tuple[float, float, list[int]]] = []  # centre, height, members
+    for i in sorted(range(len(boxes)), key=lambda k: (boxes[k][1] + boxes[k][3]) / 2):
+        x0, y0, x1, y1 = boxes[i]
+        centre, height = (y0 + y1) / 2, y1 - y0
+        for n, (row_centre, row_height, members) in enumerate(rows):
+            near = abs(centre - row_centre) <= _ROW * min(height, row_height)
+            clear = all(boxes[m][2] <= x0 or boxes[m][0] >= x1 for m in members)
+            if near and clear:
+                members.append(i)
+                size = len(members)
+                rows[n] = ((row_centre * (size - 1) + centre) / size, row_height, members)
+                break
+        else:
+            rows.append((centre, height, [i]))
+    return [sorted(m, key=lambda k: boxes[k][0]) for _, _, m in rows]
