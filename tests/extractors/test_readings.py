@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 
 import dateparser
 import pytest
 
-from evidex.extractors.verify.readings import _english_date, dates_in
+from evidex.extractors.verify.compare import check_value
+from evidex.extractors.verify.readings import _english_date, dates_in, numbers_in
 
 SETTINGS = {"PREFER_DAY_OF_MONTH": "first", "REQUIRE_PARTS": ["month", "year"]}
 
@@ -47,3 +49,23 @@ def test_other_phrasings_are_left_to_dateparser(phrase: str) -> None:
 )
 def test_dates_in_reads_english_and_other_languages(text: str, expected: set[dt.date]) -> None:
     assert dates_in(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a row of figures one space apart is several numbers, not one unreadable one
+        ("TOTAL 9.81 0.59 10.40", {"9.81", "0.59", "10.40"}),
+        ("ZRL = 0% 8.20 0.00", {"0", "8.20", "0.00"}),
+        # a number grouped with spaces is still one number
+        ("1 234,56 EUR", {"1234.56"}),
+        ("12 345 678", {"12345678"}),
+    ],
+)
+def test_numbers_in_reads_a_row_of_figures_apart(text: str, expected: set[str]) -> None:
+    assert numbers_in(text) == {Decimal(n) for n in expected}
+
+
+def test_a_total_on_a_row_of_figures_verifies_and_a_figure_not_on_it_does_not() -> None:
+    assert check_value("string", "10.40", "TOTAL 9.81 0.59 10.40", name="total").ok
+    assert not check_value("string", "10.44", "TOTAL 9.81 0.59 10.40", name="total").ok

@@ -85,7 +85,10 @@ def numbers_in(text: str) -> set[Decimal]:
             continue
     for variant in variants:
         for m in NUMBER.finditer(variant):
-            found |= readings(m.group())
+            read = readings(m.group())
+            if not read and " " in m.group():  # "9.81 0.59 10.40": a row of figures, not one
+                read = {n for piece in m.group().split() for n in readings(piece)}
+            found |= read
     return found
 
 
