@@ -190,20 +190,31 @@ def extract_one(
 
 class _CtrlC:
     """Ctrl-C, remembered: its KeyboardInterrupt can land where Python only reports it and goes
-    on (in an object's ``__del__``), so the batch also stops at the next document it finishes."""
+    on (in an object's ``__del__``), so the batch also stops at the next document it finishes.
+    Python's report of it there (a traceback on stderr) is left out: the press is not an error,
+    and the batch says what it did with it."""
 
     def __init__(self) -> None:
         self.pressed = False
         self._before: Any = None
+        self._report: Callable[[Any], object] | None = None
 
     def __enter__(self) -> _CtrlC:
         if threading.current_thread() is threading.main_thread():
             self._before = signal.signal(signal.SIGINT, self._press)
+            self._report, sys.unraisablehook = sys.unraisablehook, self._unraisable
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self._before is not None:
             signal.signal(signal.SIGINT, self._before)
+        if self._report is not None:
+            sys.unraisablehook = self._report
+
+    def _unraisable(self, unraisable: Any) -> None:
+        if not (self.pressed and isinstance(unraisable.exc_value, KeyboardInterrupt)):
+            assert self._report is not None
+            self._report(unraisable)
 
     def _press(self, signum: int, frame: Any) -> None:
         self.pressed = True
