@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from evidex.extractors.parse.ocr.prepare import otsu
 from evidex.extractors.parse.ocr.words import BoxPx
 
 __all__ = ["COMMA_DROP", "FAINT", "MARK_GAP", "MARK_TOP", "MARK_WIDTH", "trailing_mark"]
@@ -100,7 +101,7 @@ def _band(pixels: np.ndarray, box: BoxPx, right: float) -> _Band | None:
     body = pixels[y0:y1, x0 : min(x1, int(np.ceil(box[2])))]
     if strip.size == 0 or body.size == 0 or float(body.max()) - float(body.min()) < 32:
         return None
-    threshold = _otsu(body)
+    threshold = otsu(body)
     ink = strip <= threshold
     paper = float(np.percentile(body, 90))
     faint = strip <= threshold + FAINT * max(paper - threshold, 0.0)
@@ -146,13 +147,3 @@ def trailing_mark(pixels: np.ndarray, box: BoxPx, end: float) -> tuple[str, BoxP
     if found is None:
         return None
     return found, (float(band.left + a), box[1], float(band.left + b), box[3])
-
-
-def _otsu(grey: np.ndarray) -> float:
-    hist = np.bincount(grey.ravel(), minlength=256).astype(float)
-    total = hist.sum()
-    levels = np.arange(256)
-    weight = np.cumsum(hist)
-    mean = np.cumsum(hist * levels)
-    between = (mean[-1] * weight / total - mean) ** 2 / np.maximum(weight * (total - weight), 1)
-    return float(np.argmax(between))

@@ -31,7 +31,7 @@ from PIL import Image, ImageOps
 
 from evidex.extractors.parse.ocr.words import BoxPx
 
-__all__ = ["MAX_SIDE", "MAX_SKEW", "Prepared", "prepare", "print_height"]
+__all__ = ["MAX_SIDE", "MAX_SKEW", "Prepared", "otsu", "prepare", "print_height"]
 
 MAX_SIDE = 4096  # pixels on the long side of any image handed to an engine
 MAX_SKEW = 6.0  # degrees searched for deskewing
@@ -79,10 +79,12 @@ def _ink(image: Image.Image, thumb: int = _THUMB) -> tuple[np.ndarray, float]:
     factor = min(1.0, thumb / max(image.size))
     size = (max(1, round(image.width * factor)), max(1, round(image.height * factor)))
     grey = np.asarray(image.resize(size, Image.Resampling.BILINEAR), dtype=np.uint8)
-    return grey <= _otsu(grey), factor
+    return grey <= otsu(grey), factor
 
 
-def _otsu(grey: np.ndarray) -> float:
+def otsu(grey: np.ndarray) -> float:
+    """The grey level that best splits ``grey`` into ink and paper (Otsu's threshold); 128 for
+    an empty strip."""
     hist = np.bincount(grey.ravel(), minlength=256).astype(float)
     total = hist.sum()
     if total == 0:
@@ -140,7 +142,7 @@ def _document(image: Image.Image) -> tuple[int, int, int, int] | None:
     factor = min(1.0, _THUMB / max(image.size))
     size = (max(1, round(image.width * factor)), max(1, round(image.height * factor)))
     grey = np.asarray(image.resize(size, Image.Resampling.BILINEAR), dtype=np.uint8)
-    paper = grey > _otsu(grey)
+    paper = grey > otsu(grey)
     rows = np.flatnonzero(paper.mean(axis=1) > 0.5)
     cols = np.flatnonzero(paper.mean(axis=0) > 0.5)
     if len(rows) == 0 or len(cols) == 0:

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from evidex.extractors.parse.ocr.marks import trailing_mark
+from evidex.extractors.parse.ocr.prepare import otsu
 from evidex.extractors.parse.ocr.words import BoxPx, OcrWord
 
 __all__ = ["LETTER_SPACING", "NUMBER_PITCH", "SPACE_GAP", "bounds", "spaced_words"]
@@ -110,7 +111,7 @@ def _blank_columns(pixels: np.ndarray, box: BoxPx) -> tuple[int, np.ndarray]:
     low, high = float(strip.min()), float(strip.max())
     if high - low < 32:  # no contrast: nothing to measure
         return x0, np.zeros(strip.shape[1], dtype=bool)
-    threshold = _otsu(strip)
+    threshold = otsu(strip)
     blank: np.ndarray = ~np.any(strip <= threshold, axis=0)
     return x0, blank
 
@@ -124,20 +125,10 @@ def _ink_rows(pixels: np.ndarray, box: BoxPx) -> BoxPx:
     strip = pixels[y0:y1, x0:x1]
     if strip.size == 0 or float(strip.max()) - float(strip.min()) < 32:
         return box
-    rows = np.flatnonzero(np.any(strip <= _otsu(strip), axis=1))
+    rows = np.flatnonzero(np.any(strip <= otsu(strip), axis=1))
     if len(rows) == 0:
         return box
     return (box[0], float(y0 + rows[0]), box[2], float(y0 + rows[-1] + 1))
-
-
-def _otsu(grey: np.ndarray) -> float:
-    hist = np.bincount(grey.ravel(), minlength=256).astype(float)
-    total = hist.sum()
-    levels = np.arange(256)
-    weight = np.cumsum(hist)
-    mean = np.cumsum(hist * levels)
-    between = (mean[-1] * weight / total - mean) ** 2 / np.maximum(weight * (total - weight), 1)
-    return float(np.argmax(between))
 
 
 def _widest_blank(blank: np.ndarray, start: int, end: int) -> int:
