@@ -30,6 +30,7 @@ from stdnum.util import get_cc_module
 
 from evidex.extractors.verify.currency import currency_marks, unglue
 from evidex.extractors.verify.labels import own_label
+from evidex.extractors.verify.names import cut_short
 from evidex.extractors.verify.normalize import normalize
 from evidex.extractors.verify.readings import (
     ISO,
@@ -90,12 +91,13 @@ def _text(value: Any, quote: str, fuzzy: bool = False, name: str = "") -> Check:
         return Check(False, f"the numbers {shown} in the value are not in the quote in that order")
     if isinstance(value, str) and _one_number(value):
         return _amount(value, quote, name)
-    if " ".join(v) in " ".join(q):
-        return OK
-    absent = [w for w in v if w not in q]
+    absent = [] if " ".join(v) in " ".join(q) else [w for w in v if w not in q]
     if fuzzy:
         absent = [w for w in absent if not any(fuzz.ratio(w, x) >= 80 for x in q)]
     if not absent:
+        full = cut_short(value, quote) if isinstance(value, str) else ""
+        if full:
+            return Check(False, f"the quote names it in full, with its legal form: {full!r}")
         return OK
     return Check(
         False, f"value {str(value)!r} is not what the quote says ({', '.join(absent)} not in it)"
@@ -430,7 +432,8 @@ def check_value(
     if check.ok or not ocr:
         return check
     if kind in ("string", "text") and isinstance(value, str) and not _one_number(value):
-        return _SPACED if same_but_spacing(value, quote) else check
+        spaced = same_but_spacing(value, quote) and not cut_short(value, quote)
+        return _SPACED if spaced else check
     if kind == "address" and isinstance(value, dict):
         parts = [str(text) for text in value.values() if text]
         spaced = all(_text(p, quote).ok or same_but_spacing(p, quote) for p in parts)

@@ -35,7 +35,7 @@ from typing import Any
 
 from evidex.extractors.verify.currency import currency_marks, issuer, main_locales, symbol_table
 
-__all__ = ["Cue", "Order", "settle_order", "territory_order"]
+__all__ = ["Cue", "Order", "ends_in_legal_form", "settle_order", "territory_order"]
 
 _NAMES = {"dmy": "day-first", "mdy": "month-first"}
 
@@ -133,6 +133,12 @@ def _legal_forms() -> tuple[re.Pattern[str], dict[str, frozenset[str]]]:
         alternatives.append(r"[.\s]*".join(re.escape(c) for c in key))
     pattern = re.compile(rf"(?i)(?<![A-Za-z])(?:{'|'.join(alternatives)})\.?(?=\s*(?:[)(,;]|$))")
     return pattern, {k: frozenset(v) for k, v in forms.items()}
+
+
+def ends_in_legal_form(text: str) -> bool:
+    """Whether ``text`` ends in a company's legal form ("… Sdn Bhd", "… GmbH", "… Pty Ltd.")."""
+    text = text.rstrip()
+    return any(m.end() >= len(text) - 1 for m in _legal_forms()[0].finditer(text))
 
 
 @lru_cache(maxsize=1)
