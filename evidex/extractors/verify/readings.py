@@ -20,6 +20,7 @@ from text_to_num import alpha2digit
 from evidex.extractors.verify.currency import codes_of, currency_codes, currency_marks, unglue
 
 __all__ = [
+    "EN_MONTHS",
     "ISO",
     "NUMBER",
     "PERCENT",
@@ -214,7 +215,7 @@ def open_dates(
     return (dates, open_order, decided) if settled else (dates, open_order)
 
 
-_EN_MONTHS = {
+EN_MONTHS = {
     name: number
     for number, month in enumerate(
         ("january", "february", "march", "april", "may", "june", "july", "august",
@@ -223,6 +224,7 @@ _EN_MONTHS = {
     )
     for name in (month, month[:3])
 }  # fmt: skip
+"""English month names and their three-letter forms, lower case -> number."""
 _EN_DMY = re.compile(r"(\d{1,2})\s+([A-Za-z]+)\.?(?:\s*,\s*|\s+)(\d{4})")
 _EN_MDY = re.compile(r"([A-Za-z]+)\.?\s+(\d{1,2})(?:\s*,\s*|\s+)(\d{4})")
 _EN_MY = re.compile(r"([A-Za-z]+)\.?\s+(\d{4})")
@@ -243,7 +245,7 @@ def _english_date(phrase: str) -> dt.date | None:
         (month, year), day = m.groups(), None
     else:
         return None
-    number = _EN_MONTHS.get(month.lower())
+    number = EN_MONTHS.get(month.lower())
     if number is None:
         return None
     try:

@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from evidex.extractors.verify.readings import EN_MONTHS
+
 __all__ = ["closed_up", "same_but_spacing"]
 
 # a decimal amount with a stray space around its point or between its decimals ("64. 1 5",
@@ -33,11 +35,8 @@ _DATE = re.compile(
 _GLUED_MONTH = re.compile(
     r"(?<![A-Za-z\d])(\d{1,2}) ?([A-Za-z]{3,9})\.? ?((?:19|20)\d{2})(?=\D|$|\d{1,2}:\d{2})"
 )
-_MONTHS = frozenset(
-    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
-     "january", "february", "march", "april", "june", "july", "august", "september", "october",
-     "november", "december")
-)  # fmt: skip
+
+_MONTH_NAMES = EN_MONTHS.keys() | {"sept"}  # "Sept" too: dateparser reads it
 
 
 def closed_up(quote: str) -> str:
@@ -54,7 +53,7 @@ def _closed_date(m: re.Match[str]) -> str:
 
 
 def _spaced_month(m: re.Match[str]) -> str:
-    if m[2].lower() not in _MONTHS:
+    if m[2].lower() not in _MONTH_NAMES:
         return m.group()
     return f"{m[1]} {m[2]} {m[3]} "
 
