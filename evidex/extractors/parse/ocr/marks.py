@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evidex.extractors.parse.ocr.prepare import otsu
+from evidex.extractors.parse.ocr.prepare import otsu, runs
 from evidex.extractors.parse.ocr.words import BoxPx
 
 __all__ = ["COMMA_DROP", "FAINT", "MARK_GAP", "MARK_TOP", "MARK_WIDTH", "trailing_mark"]
@@ -117,13 +117,6 @@ def _band(pixels: np.ndarray, box: BoxPx, right: float) -> _Band | None:
     return _Band(ink, faint, y1 - y0, (top, base), x0)
 
 
-def _runs(filled: np.ndarray) -> list[tuple[int, int]]:
-    """Runs of True as (start, end) column pairs."""
-    edges = np.diff(np.concatenate(([0], filled.astype(np.int8), [0])))
-    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
-    return list(zip(starts.tolist(), ends.tolist(), strict=True))
-
-
 def trailing_mark(pixels: np.ndarray, box: BoxPx, end: float) -> tuple[str, BoxPx] | None:
     """The comma or full stop just after a line's last word (``end``: its right ink edge),
     outside the detector's ``box``, and its box; None when there is none."""
@@ -133,9 +126,9 @@ def trailing_mark(pixels: np.ndarray, box: BoxPx, end: float) -> tuple[str, BoxP
         return None
     filled = np.asarray(band.ink[: int(np.ceil(box[3])) - max(0, int(box[1]))].any(axis=0), bool)
     start = int(end) - 1 - band.left  # the word's last ink column
-    runs = _runs(filled)
-    ended = max([b for a, b in runs if a <= start], default=start + 1)
-    after = [(a, b) for a, b in runs if a >= ended]
+    spans = runs(filled)
+    ended = max([b for a, b in spans if a <= start], default=start + 1)
+    after = [(a, b) for a, b in spans if a >= ended]
     if not after:
         return None
     a, b = after[0]

@@ -31,7 +31,7 @@ from PIL import Image, ImageOps
 
 from evidex.extractors.parse.ocr.words import BoxPx
 
-__all__ = ["MAX_SIDE", "MAX_SKEW", "Prepared", "otsu", "prepare", "print_height"]
+__all__ = ["MAX_SIDE", "MAX_SKEW", "Prepared", "otsu", "prepare", "print_height", "runs"]
 
 MAX_SIDE = 4096  # pixels on the long side of any image handed to an engine
 MAX_SKEW = 6.0  # degrees searched for deskewing
@@ -160,19 +160,18 @@ def _document(image: Image.Image) -> tuple[int, int, int, int] | None:
     )
 
 
+def runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """The runs of True in the 1-d ``mask``, as (start, end) index pairs, end exclusive."""
+    edges = np.diff(np.concatenate(([0], mask.astype(np.int8), [0])))
+    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    return list(zip(starts.tolist(), ends.tolist(), strict=True))
+
+
 def _line_height(ink: np.ndarray) -> float | None:
     """The median height (thumbnail pixels) of the runs of rows holding ink."""
-    rows = ink.mean(axis=1) > 0.01
-    runs, length = [], 0
-    for on in rows:
-        if on:
-            length += 1
-        elif length:
-            runs.append(length)
-            length = 0
-    runs += [length] if length else []
-    runs = [r for r in runs if r >= 2]
-    return float(np.median(runs)) if len(runs) >= 3 else None
+    heights = [end - start for start, end in runs(ink.mean(axis=1) > 0.01)]
+    heights = [h for h in heights if h >= 2]
+    return float(np.median(heights)) if len(heights) >= 3 else None
 
 
 def print_height(image: Image.Image) -> float | None:

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from evidex.extractors.parse.ocr.marks import trailing_mark
-from evidex.extractors.parse.ocr.prepare import otsu
+from evidex.extractors.parse.ocr.prepare import otsu, runs
 from evidex.extractors.parse.ocr.words import BoxPx, OcrWord
 
 __all__ = ["LETTER_SPACING", "NUMBER_PITCH", "SPACE_GAP", "bounds", "spaced_words"]
@@ -132,11 +132,8 @@ def _ink_rows(pixels: np.ndarray, box: BoxPx) -> BoxPx:
 
 
 def _widest_blank(blank: np.ndarray, start: int, end: int) -> int:
-    run = best = 0
-    for empty in blank[max(0, start) : max(0, end)]:
-        run = run + 1 if empty else 0
-        best = max(best, run)
-    return best
+    gaps = runs(blank[max(0, start) : max(0, end)])
+    return max((stop - begin for begin, stop in gaps), default=0)
 
 
 def _ink_span(
