@@ -10,8 +10,10 @@ Same semantics as ``jobstore_redis`` (the contract tests run over both), under o
   fields the store is keyed on (see :data:`KEPT_ON_SAVE`);
 - with ``retention_s``, a record expires that long after its last write.
 
-The pure helpers in :mod:`.jobstore_base` are shared with the Redis backend so both apply a
-transition, a save and a cursor in exactly the same way.
+``list``, ``transition`` and ``save`` come from :class:`~evidex.workers.stores.BaseJobStore`
+and the pure helpers in :mod:`.jobstore_base`, shared with the Redis backend so both apply a
+transition, a save and a cursor in exactly the same way; this module only reads and writes the
+records under its lock.
 """
 
 from __future__ import annotations
@@ -21,19 +23,13 @@ import time
 from collections.abc import Callable
 
 from evidex.workers.jobs import Job, JobStatus
-from evidex.workers.jobstore_base import (
-    check_changes,
-    list_start,
-    merge_save,
-    order_key,
-    page,
-    transitioned,
-)
+from evidex.workers.jobstore_base import order_key, page
+from evidex.workers.stores import BaseJobStore
 
 __all__ = ["MemoryJobStore"]
 
 
-class MemoryJobStore:
+class MemoryJobStore(BaseJobStore):
     def __init__(
         self, retention_s: float | None = None, clock: Callable[[], float] = time.monotonic
     ) -> None:
@@ -81,14 +77,9 @@ class MemoryJobStore:
             job = self._jobs.get(job_id)
             return None if job is None else job.model_copy(deep=True)
 
-    def list(
-        self,
-        tenant: str,
-        status: JobStatus | None = None,
-        limit: int = 50,
-        cursor: str | None = None,
+    def _list_after(
+        self, tenant: str, status: JobStatus | None, limit: int, after: tuple[int, str] | None
     ) -> tuple[list[Job], str | None]:
-        after = list_start(limit, cursor)
         with self._lock:
             self._purge()
             mine = sorted(
@@ -99,29 +90,14 @@ class MemoryJobStore:
             )
             return [j.model_copy(deep=True) for j in jobs], next_cursor
 
-    def transition(
-        self,
-        job_id: str,
-        expected: frozenset[JobStatus],
-        new: JobStatus,
-        detail: str = "",
-        **changes: object,
-    ) -> Job | None:
-        check_changes(changes)
+    def _update(self, job_id: str, change: Callable[[Job | None], Job | None]) -> Job | None:
         with self._lock:
             self._purge()
-            updated = transitioned(self._jobs.get(job_id), expected, new, changes, detail)
+            updated = change(self._jobs.get(job_id))
             if updated is None:
                 return None
             self._write(updated)
             return updated.model_copy(deep=True)
-
-    def save(self, job: Job) -> None:
-        with self._lock:
-            self._purge()
-            stored = self._jobs.get(job.id)
-            if stored is not None:  # a deleted or expired job stays gone
-                self._write(merge_save(stored, job))
 
     def delete(self, job_id: str) -> None:
         with self._lock:

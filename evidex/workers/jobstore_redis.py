@@ -33,17 +33,10 @@ import redis
 from redis.client import Pipeline
 
 from evidex.workers.jobs import Job, JobStatus
-from evidex.workers.jobstore_base import (
-    check_changes,
-    list_start,
-    merge_save,
-    page,
-    score,
-    transitioned,
-)
+from evidex.workers.jobstore_base import page, score
 from evidex.workers.redisdriver import driver_info
 from evidex.workers.rediskeys import RedisKeys
-from evidex.workers.stores import StoreUnavailable
+from evidex.workers.stores import BaseJobStore, StoreUnavailable
 
 __all__ = ["RedisJobStore"]
 
@@ -80,7 +73,7 @@ def _translated() -> Iterator[None]:
         raise StoreUnavailable(f"Redis is unavailable: {error}") from error
 
 
-class RedisJobStore:
+class RedisJobStore(BaseJobStore):
     def __init__(
         self,
         client: redis.Redis,
@@ -174,14 +167,9 @@ class RedisJobStore:
                 return
             after = (below[-1][1], below[-1][0])
 
-    def list(
-        self,
-        tenant: str,
-        status: JobStatus | None = None,
-        limit: int = 50,
-        cursor: str | None = None,
+    def _list_after(
+        self, tenant: str, status: JobStatus | None, limit: int, after: tuple[int, str] | None
     ) -> tuple[list[Job], str | None]:
-        after = list_start(limit, cursor)
         index = self._index_key(tenant)
         found: list[Job] = []
         expired: list[str] = []
@@ -210,36 +198,18 @@ class RedisJobStore:
                 except redis.WatchError:
                     continue
 
-    def transition(
-        self,
-        job_id: str,
-        expected: frozenset[JobStatus],
-        new: JobStatus,
-        detail: str = "",
-        **changes: object,
-    ) -> Job | None:
-        check_changes(changes)
+    def _update(self, job_id: str, change: Callable[[Job | None], Job | None]) -> Job | None:
+        key = self._job_key(job_id)
 
         def attempt(pipe: Pipeline) -> Job | None:
-            raw = pipe.get(self._job_key(job_id))
-            stored = None if raw is None else Job.model_validate_json(raw)
-            updated = transitioned(stored, expected, new, changes, detail)
+            raw = pipe.get(key)
+            updated = change(None if raw is None else Job.model_validate_json(raw))
             if updated is not None:
                 pipe.multi()
                 self._write(pipe, updated)
             return updated
 
-        return self._atomically(self._job_key(job_id), attempt)
-
-    def save(self, job: Job) -> None:
-        def attempt(pipe: Pipeline) -> None:
-            raw = pipe.get(self._job_key(job.id))
-            if raw is not None:  # a deleted or expired job stays gone
-                merged = merge_save(Job.model_validate_json(raw), job)
-                pipe.multi()
-                self._write(pipe, merged)
-
-        self._atomically(self._job_key(job.id), attempt)
+        return self._atomically(key, attempt)
 
     def delete(self, job_id: str) -> None:
         key = self._job_key(job_id)
