@@ -27,7 +27,15 @@ from evidex.workers.jobs import Job, JobStatus
 from evidex.workers.runner import result_key
 from evidex.workers.webhooks import webhook_key
 
-__all__ = ["V1_PROBLEMS", "JobForm", "JobId", "JobSubmission", "JobsController", "owned_job"]
+__all__ = [
+    "V1_PROBLEMS",
+    "JobForm",
+    "JobId",
+    "JobSubmission",
+    "JobsController",
+    "owned_job",
+    "succeeded_result",
+]
 
 V1_PROBLEMS = ("bad_request", "unauthorized", "rate_limited", "store_unavailable")
 MAX_FORM_PARTS = 8  # file, schema or schema_json, options: the rest is not read
@@ -42,6 +50,14 @@ def owned_job(services: Services, tenant: str, job_id: str) -> Job:
     if job is None or job.tenant != tenant:
         raise ApiError("job_not_found", _NOT_FOUND)
     return job
+
+
+def succeeded_result(services: Services, job: Job, next_step: str) -> Result:
+    """The machine result of ``job``; until the job has succeeded, ``job_not_ready`` naming
+    its status and ``next_step``."""
+    if job.status is not JobStatus.SUCCEEDED or not job.result_key:
+        raise ApiError("job_not_ready", f"the job is {job.status.value}; {next_step}")
+    return Result.model_validate_json(services.blob_store.get(job.result_key))
 
 
 def _location(job: Job) -> dict[str, str]:
@@ -208,25 +224,18 @@ class JobsController(Controller):
         self, services: ServicesDep, tenant: TenantDep, job_id: JobId
     ) -> Response[bytes]:
         job = owned_job(services, tenant, job_id)
-        if job.status is not JobStatus.SUCCEEDED or not job.result_key:
-            raise ApiError(
-                "job_not_ready", f"the job is {job.status.value}; poll GET /v1/jobs/{job.id}"
-            )
-        result = Result.model_validate_json(services.blob_store.get(job.result_key))
-        name = job.download_stem()
+        result = succeeded_result(services, job, f"poll GET /v1/jobs/{job.id}")
+        document = services.blob_store.get(job.document_key)
         if job.media_type.startswith("image/"):
             # an image keeps its own pixel space: its highlights come back as a PNG of page 1
-            png = annotate_image(services.blob_store.get(job.document_key), result)
-            return Response(
-                png,
-                media_type="image/png",
-                headers={"Content-Disposition": f'inline; filename="{name}.annotated.png"'},
-            )
-        pdf = annotate(services.blob_store.get(job.document_key), result)
+            body, media_type, suffix = annotate_image(document, result), "image/png", "png"
+        else:
+            body, media_type, suffix = annotate(document, result), "application/pdf", "pdf"
+        filename = f"{job.download_stem()}.annotated.{suffix}"
         return Response(
-            pdf,
-            media_type="application/pdf",
-            headers={"Content-Disposition": f'inline; filename="{name}.annotated.pdf"'},
+            body,
+            media_type=media_type,
+            headers={"Content-Disposition": f'inline; filename="{filename}"'},
         )
 
     @delete(

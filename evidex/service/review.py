@@ -19,8 +19,9 @@ logs, history or a Referer, or expire, and no CSRF (a browser never adds the hea
 Every route looks the job up through :func:`~evidex.service.jobs.owned_job`: another tenant's
 key gets 404 ``job_not_found`` on each of them, as for a missing job.
 
-The page is served with a strict Content-Security-Policy (:data:`CSP`): scripts and styles only
-from these routes, requests only to this origin, no framing.
+The page is served with a strict Content-Security-Policy (:data:`CSP`, the headers of every page:
+:mod:`evidex.service.pages`): scripts and styles only from these routes, requests only to this
+origin, no framing.
 
 Bounds, for these routes and a review link's: every decision rewrites the job's whole decisions
 file, so once it holds :data:`MAX_DECISIONS_BYTES` a decision is 409 ``job_limit_reached``; a page
@@ -57,11 +58,12 @@ from evidex.service.decisions import (
     record_decision,
 )
 from evidex.service.decisions_export import ReviewExport, export_csv, review_export
-from evidex.service.jobs import V1_PROBLEMS, JobId, owned_job
+from evidex.service.jobs import V1_PROBLEMS, JobId, owned_job, succeeded_result
+from evidex.service.pages import CSP, html_page, root_path
 from evidex.service.problems import ApiError, problem_responses
 from evidex.service.review_page import PageImage, render_review, spec_for
 from evidex.service.services import Services, ServicesDep, TenantDep
-from evidex.workers.jobs import Job, JobStatus
+from evidex.workers.jobs import Job
 from evidex.workers.stores import BlobNotFound
 
 __all__ = [
@@ -71,6 +73,7 @@ __all__ = [
     "REVIEW_DPI",
     "REVIEW_IMAGE_PIXELS",
     "ReviewController",
+    "caller_id",
     "review_assets",
 ]
 
@@ -78,17 +81,6 @@ REVIEW_DPI = 110
 MAX_DECISIONS_BYTES = 4 * 1024 * 1024  # about 10,000 decisions of a usual size
 MAX_PAGE_PIXELS = 25_000_000  # an A0 page at REVIEW_DPI is 18.7 million; 75 MB as RGB
 REVIEW_IMAGE_PIXELS = 4_000_000  # a photo is shown at most this large: a 12 MP one at 2309 x 1732
-CSP = (
-    "default-src 'none'; img-src 'self' data:; script-src 'self'; style-src 'self'; "
-    "connect-src 'self'; frame-ancestors 'none'"
-)
-PAGE_HEADERS = {
-    "Content-Security-Policy": CSP,
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-store",
-}
 ASSETS = {
     "review.js": "text/javascript",
     "review.css": "text/css",
@@ -105,11 +97,7 @@ PageFile = Annotated[str, PathParameter(description="'{n}.png', n the 1-based pa
 def _ready(services: Services, tenant: str, job_id: str) -> tuple[Job, Result]:
     """The tenant's succeeded job and its machine result."""
     job = owned_job(services, tenant, job_id)
-    if job.status is not JobStatus.SUCCEEDED or not job.result_key:
-        raise ApiError(
-            "job_not_ready", f"the job is {job.status.value}; review it once it has succeeded"
-        )
-    return job, Result.model_validate_json(services.blob_store.get(job.result_key))
+    return job, succeeded_result(services, job, "review it once it has succeeded")
 
 
 def _export(services: Services, tenant: str, job_id: str) -> tuple[Job, ReviewExport]:
@@ -157,16 +145,13 @@ def _image_pages(document: bytes, result: Result) -> list[PageImage]:
     return pages
 
 
-def _who(request: Request[Any, Any, Any]) -> str:
-    """``tenant/key id``: the key id is the start of the key's SHA-256, never the key."""
+def caller_id(request: Request[Any, Any, Any]) -> str:
+    """``tenant/key id`` of the API key that sent ``request``: the key id is the start of the
+    key's SHA-256, never the key."""
     caller = request.scope.get("auth")
     if not isinstance(caller, Caller):
         raise ApiError("unauthorized", "send your API key as 'Authorization: Bearer <key>'")
     return f"{caller.tenant}/{caller.key_sha256[:12]}"
-
-
-def _v1(request: Request[Any, Any, Any]) -> str:
-    return str(request.scope.get("root_path", "")).rstrip("/") + "/v1"
 
 
 def review_html(
@@ -191,7 +176,7 @@ def review_html(
         api=api,
         assets={name: asset_url(assets, name) for name in ASSETS},
     )
-    return Response(html, media_type=MediaType.HTML, headers=PAGE_HEADERS)
+    return html_page(html)
 
 
 def page_png(services: Services, job: Job, page_file: str) -> Response[bytes]:
@@ -290,7 +275,7 @@ class ReviewController(Controller):
         job_id: JobId,
     ) -> Response[str]:
         job, result = _ready(services, tenant, job_id)
-        v1 = _v1(request)
+        v1 = root_path(request) + "/v1"
         return review_html(services, job, result, f"{v1}/jobs/{job.id}", f"{v1}/review-assets")
 
     @get(
@@ -334,7 +319,7 @@ class ReviewController(Controller):
         ],
     ) -> Decision:
         job, result = _ready(services, tenant, job_id)
-        return decide_and_record(services, job, result, field_path, data, _who(request))
+        return decide_and_record(services, job, result, field_path, data, caller_id(request))
 
     @get(
         "/{job_id:str}/decisions",

@@ -53,15 +53,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evidex.schemas import Result
 from evidex.service.assets import asset_route
-from evidex.service.auth import Caller
 from evidex.service.jobs import V1_PROBLEMS, JobId, owned_job
+from evidex.service.pages import html_page, root_path
 from evidex.service.problems import ApiError, problem_responses
 from evidex.service.review import (
     ASSETS,
-    PAGE_HEADERS,
     REVIEW_DPI,
     PageFile,
     _ready,
+    caller_id,
     decide_and_record,
     page_png,
     review_html,
@@ -201,15 +201,8 @@ def _base_url(services: Services, request: Request[Any, Any, Any]) -> str:
     configured = services.settings.public_url.rstrip("/")
     if configured:
         return configured
-    root = str(request.scope.get("root_path", "")).rstrip("/")
+    root = root_path(request)
     return str(request.base_url).rstrip("/").removesuffix(root) + root
-
-
-def _who(request: Request[Any, Any, Any]) -> str:
-    caller = request.scope.get("auth")
-    if not isinstance(caller, Caller):
-        raise ApiError("unauthorized", "send your API key as 'Authorization: Bearer <key>'")
-    return f"{caller.tenant}/{caller.key_sha256[:12]}"
 
 
 class ReviewLinksController(Controller):
@@ -253,7 +246,7 @@ class ReviewLinksController(Controller):
         link = ReviewLink(
             id="rl_" + secrets.token_hex(8),
             reviewer=wanted.reviewer.strip() or wanted.reviewer,
-            created_by=_who(request),
+            created_by=caller_id(request),
             created_at=created,
             expires_at=expires,
         )
@@ -316,10 +309,6 @@ one.</p></main></body></html>
 """
 
 
-def _gone() -> Response[str]:
-    return Response(GONE_PAGE, status_code=404, media_type=MediaType.HTML, headers=PAGE_HEADERS)
-
-
 def _open(services: Services, token: str) -> tuple[Job, Result, ReviewLink]:
     secret = services.settings.review_link_secret
     if secret is None or len(token) > MAX_TOKEN_CHARS:
@@ -346,8 +335,13 @@ _BAD_TOKEN_API = " An expired, revoked or tampered token is answered 404 not_fou
 _EXPIRED = "this review link has expired or is not valid; ask the person who sent it for a new one"
 
 
-def _expired() -> ApiError:
-    return ApiError("not_found", _EXPIRED)
+def _opened(services: Services, token: str) -> tuple[Job, Result, ReviewLink]:
+    """:func:`_open` for the requests the page makes: a token that opens nothing is 404
+    ``not_found``."""
+    try:
+        return _open(services, token)
+    except _Invalid:
+        raise ApiError("not_found", _EXPIRED) from None
 
 
 class PublicReview(Controller):
@@ -377,7 +371,7 @@ class PublicReview(Controller):
         try:
             job, result, _ = _open(services, token)
         except _Invalid:
-            return _gone()
+            return html_page(GONE_PAGE, status_code=404)
         return review_html(services, job, result, f"/review/{token}", "/review-assets")
 
     @get(
@@ -391,10 +385,7 @@ class PublicReview(Controller):
         ),
     )
     def page_image(self, services: ServicesDep, token: Token, page_file: PageFile) -> Response[Any]:
-        try:
-            job, _, _ = _open(services, token)
-        except _Invalid:
-            raise _expired() from None
+        job, _, _ = _opened(services, token)
         return page_png(services, job, page_file)
 
     @patch(
@@ -419,10 +410,7 @@ class PublicReview(Controller):
         field_path: FieldPath,
         data: Annotated[dict[str, Any], Body()],
     ) -> Response[Any]:
-        try:
-            job, result, link = _open(services, token)
-        except _Invalid:
-            raise _expired() from None
+        job, result, link = _opened(services, token)
         who = f"{link.reviewer} (review link {link.id})"
         decision = decide_and_record(services, job, result, field_path, data, who)
         return Response(decision.model_dump(mode="json"))

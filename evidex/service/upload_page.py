@@ -21,8 +21,8 @@ sent, in the words the API would use.
 
 Names scripts rely on: the form fields ``api_key``, ``file`` and ``schema`` (a select whose
 option values are the built-in schema names), and each result row's ``data-field`` (the field's
-path) and ``data-status`` (its status). Served under the review page's Content-Security-Policy:
-scripts and styles from this app only, requests to this origin only.
+path) and ``data-status`` (its status). Served under the review page's Content-Security-Policy
+(:mod:`evidex.service.pages`): scripts and styles from this app only, requests to this origin only.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from litestar.enums import MediaType
 
 from evidex.schemas import builtin_names, get_schema
 from evidex.service.assets import asset_route, asset_url, render_page
+from evidex.service.pages import html_page, root_path
 from evidex.service.problems import PROBLEMS
-from evidex.service.review import PAGE_HEADERS
 from evidex.service.services import ServicesDep
 from evidex.workers.jobs import JobOptions
 
@@ -102,9 +102,7 @@ class UploadPage(Controller):
         "review page. The key stays in the browser tab's session storage.",
     )
     def page(self, request: Request[Any, Any, Any], services: ServicesDep) -> Response[str]:
-        root = str(request.scope.get("root_path", "")).rstrip("/")
-        html = render_upload(services.settings.max_upload_bytes, root)
-        return Response(html, media_type=MediaType.HTML, headers=PAGE_HEADERS)
+        return html_page(render_upload(services.settings.max_upload_bytes, root_path(request)))
 
 
 # The page's script and stylesheet; public, like the review page's.
