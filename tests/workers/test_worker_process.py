@@ -2,7 +2,7 @@
 
 The workers run ``worker_app`` (this directory): the production app with its keys, queue and
 visibility timeout namespaced for this test module. Every worker is started in its own process
-group and killed with it in ``finally`` (its parser pool included).
+group and killed with it when its test ends (its parser pool included; the ``start`` fixture).
 """
 
 from __future__ import annotations
@@ -127,6 +127,24 @@ class Worker:
         return self.log.read_text(errors="replace")[-4000:]
 
 
+Start = Callable[..., Worker]
+
+
+@pytest.fixture
+def start(env: Env, tmp_path: Path) -> Iterator[Start]:
+    """``start(name, **extra)``: a worker logging to ``<name>.log`` with ``extra`` in its
+    environment; every worker started is killed when the test ends, passed or failed."""
+    started: list[Worker] = []
+
+    def launch(name: str, **extra: str) -> Worker:
+        started.append(Worker(env, name, tmp_path / f"{name}.log", **extra))
+        return started[-1]
+
+    yield launch
+    for worker in started:
+        worker.kill()
+
+
 @contextlib.contextmanager
 def receiver() -> Iterator[tuple[str, list[tuple[dict[str, str], bytes]]]]:
     """A local webhook receiver answering 200: its URL and what it was sent."""
@@ -187,57 +205,47 @@ def statuses(job: Job) -> list[str]:
     return [event.status.value for event in job.events]
 
 
-def test_a_worker_runs_a_job_to_success_and_posts_its_webhook(env: Env, tmp_path: Path) -> None:
+def test_a_worker_runs_a_job_to_success_and_posts_its_webhook(env: Env, start: Start) -> None:
     hooks = {
         "EVIDEX_WEBHOOK_SECRET": SECRET,
         "EVIDEX_WEBHOOK_ALLOWED_HOSTS": '["http://127.0.0.1"]',
     }
     with receiver() as (url, seen):
-        worker = Worker(env, "w", tmp_path / "worker.log", **hooks)
-        try:
-            job = submit(env, webhook_url=url)
-            done = wait_for(env, job.id, lambda j: j.status.final, [worker], "finished")
-            assert done.status is JobStatus.SUCCEEDED, worker.output()
-            assert (done.attempts, statuses(done)) == (1, ["running", "succeeded"])
-            check_result(env, done)
-            deadline = time.monotonic() + TIMEOUT_S
-            while not env.blobs.exists(webhook_key(done)) and time.monotonic() < deadline:
-                time.sleep(0.1)
-            assert json.loads(env.blobs.get(webhook_key(done)))["delivered"] is True
-        finally:
-            worker.kill()
+        worker = start("worker", **hooks)
+        job = submit(env, webhook_url=url)
+        done = wait_for(env, job.id, lambda j: j.status.final, [worker], "finished")
+        assert done.status is JobStatus.SUCCEEDED, worker.output()
+        assert (done.attempts, statuses(done)) == (1, ["running", "succeeded"])
+        check_result(env, done)
+        deadline = time.monotonic() + TIMEOUT_S
+        while not env.blobs.exists(webhook_key(done)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert json.loads(env.blobs.get(webhook_key(done)))["delivered"] is True
+        worker.kill()  # before its receiver stops
     ((headers, body),) = seen
     assert verify(SECRET, headers["Evidex-Signature"], body)
     assert json.loads(body)["job"]["status"] == "succeeded"
 
 
-def test_a_job_of_a_killed_worker_is_redelivered_and_succeeds_once(
-    env: Env, tmp_path: Path
-) -> None:
-    first = Worker(env, "doomed", tmp_path / "doomed.log", EVIDEX_TEST_LLM_DELAY_S="120")
-    second: Worker | None = None
-    try:
-        job = submit(env)
-        wait_for(env, job.id, lambda j: j.status is JobStatus.RUNNING, [first], "running")
-        deadline = time.monotonic() + TIMEOUT_S
-        while SLOW_CALL not in first.output() and time.monotonic() < deadline:
-            assert first.alive(), first.output()
-            time.sleep(0.05)
-        assert SLOW_CALL in first.output()  # parsed, reserved, inside the model call
-        first.kill()  # mid-task: the message was never acknowledged
-        assert env.jobs.get(job.id) is not None
-        second = Worker(env, "rescuer", tmp_path / "rescuer.log")
-        done = wait_for(env, job.id, lambda j: j.status.final, [second], "finished")
-        assert done.status is JobStatus.SUCCEEDED, second.output()
-        assert (done.attempts, statuses(done)) == (2, ["running", "running", "succeeded"])
-        check_result(env, done)
-        time.sleep(VISIBILITY_S + 3)  # a message not acknowledged would come back by now
-        assert env.jobs.get(job.id) == done
-        assert second.alive()
-    finally:
-        first.kill()
-        if second is not None:
-            second.kill()
+def test_a_job_of_a_killed_worker_is_redelivered_and_succeeds_once(env: Env, start: Start) -> None:
+    first = start("doomed", EVIDEX_TEST_LLM_DELAY_S="120")
+    job = submit(env)
+    wait_for(env, job.id, lambda j: j.status is JobStatus.RUNNING, [first], "running")
+    deadline = time.monotonic() + TIMEOUT_S
+    while SLOW_CALL not in first.output() and time.monotonic() < deadline:
+        assert first.alive(), first.output()
+        time.sleep(0.05)
+    assert SLOW_CALL in first.output()  # parsed, reserved, inside the model call
+    first.kill()  # mid-task: the message was never acknowledged
+    assert env.jobs.get(job.id) is not None
+    second = start("rescuer")
+    done = wait_for(env, job.id, lambda j: j.status.final, [second], "finished")
+    assert done.status is JobStatus.SUCCEEDED, second.output()
+    assert (done.attempts, statuses(done)) == (2, ["running", "running", "succeeded"])
+    check_result(env, done)
+    time.sleep(VISIBILITY_S + 3)  # a message not acknowledged would come back by now
+    assert env.jobs.get(job.id) == done
+    assert second.alive()
 
 
 # --- workers that die or stop ------------------------------------------------------------------
@@ -274,82 +282,64 @@ def all_final(env: Env, ids: list[str], workers: list[Worker]) -> dict[str, Job]
     return {i: j for i in ids if (j := env.jobs.get(i)) is not None}
 
 
-def test_the_jobs_of_a_sigkilled_worker_are_swept_to_another_worker(
-    env: Env, tmp_path: Path
-) -> None:
-    doomed = Worker(env, "doomed", tmp_path / "doomed.log", EVIDEX_TEST_LLM_DELAY_S="300", **HOUR)
-    workers = [doomed]
-    try:
-        ids = [submit(env).id for _ in range(6)]
-        wait_until(lambda: slow_calls(doomed) == 4, "four model calls in flight", workers)
-        running = [i for i in ids if (j := env.jobs.get(i)) and j.status is JobStatus.RUNNING]
-        assert len(running) == 4  # -c 4, prefetch 1: the other two wait in the queue
-        doomed.kill()
-        rescuer = Worker(env, "rescuer", tmp_path / "rescuer.log", **HOUR)
-        workers.append(rescuer)
-        final = all_final(env, ids, [rescuer])
-        for job_id, job in final.items():
-            assert job.status is JobStatus.SUCCEEDED, (job, rescuer.output())
-            check_result(env, job)
-            if job_id in running:  # taken over after its lease expired: one more attempt
-                assert (job.attempts, statuses(job)) == (2, ["running", "running", "succeeded"])
-            else:
-                assert (job.attempts, statuses(job)) == (1, ["running", "succeeded"])
-        assert "sending it again" in rescuer.log.read_text(errors="replace")  # the whole log
-        assert rescuer.alive()
-    finally:
-        for worker in workers:
-            worker.kill()
+def test_the_jobs_of_a_sigkilled_worker_are_swept_to_another_worker(env: Env, start: Start) -> None:
+    doomed = start("doomed", EVIDEX_TEST_LLM_DELAY_S="300", **HOUR)
+    ids = [submit(env).id for _ in range(6)]
+    wait_until(lambda: slow_calls(doomed) == 4, "four model calls in flight", [doomed])
+    running = [i for i in ids if (j := env.jobs.get(i)) and j.status is JobStatus.RUNNING]
+    assert len(running) == 4  # -c 4, prefetch 1: the other two wait in the queue
+    doomed.kill()
+    rescuer = start("rescuer", **HOUR)
+    final = all_final(env, ids, [rescuer])
+    for job_id, job in final.items():
+        assert job.status is JobStatus.SUCCEEDED, (job, rescuer.output())
+        check_result(env, job)
+        if job_id in running:  # taken over after its lease expired: one more attempt
+            assert (job.attempts, statuses(job)) == (2, ["running", "running", "succeeded"])
+        else:
+            assert (job.attempts, statuses(job)) == (1, ["running", "succeeded"])
+    assert "sending it again" in rescuer.log.read_text(errors="replace")  # the whole log
+    assert rescuer.alive()
 
 
 def test_sigterm_finishes_the_running_jobs_and_leaves_the_rest_queued(
-    env: Env, tmp_path: Path
+    env: Env, start: Start
 ) -> None:
-    first = Worker(env, "first", tmp_path / "first.log", EVIDEX_TEST_LLM_DELAY_S="3", **HOUR)
-    workers = [first]
-    try:
-        ids = [submit(env).id for _ in range(7)]
-        wait_until(lambda: slow_calls(first) >= 4, "four model calls in flight", workers)
-        first.process.send_signal(signal.SIGTERM)  # as `docker stop` or systemd does
-        first.process.wait(timeout=SLOW_MACHINE_S)
-        ran = {i for i in ids if (j := env.jobs.get(i)) and j.status is not JobStatus.QUEUED}
-        for job_id in ran:  # what it had started, it finished
-            job = env.jobs.get(job_id)
-            assert job is not None and job.status is JobStatus.SUCCEEDED, first.output()
-        assert len(ran) >= 4 and len(ran) < len(ids)
-        second = Worker(env, "second", tmp_path / "second.log", **HOUR)
-        workers.append(second)
-        final = all_final(env, ids, [second])
-        for job in final.values():
-            assert job.status is JobStatus.SUCCEEDED
-            assert (job.attempts, statuses(job)) == (1, ["running", "succeeded"])
-        assert slow_calls(first) == len(ran)  # no call started twice
-    finally:
-        for worker in workers:
-            worker.kill()
+    first = start("first", EVIDEX_TEST_LLM_DELAY_S="3", **HOUR)
+    ids = [submit(env).id for _ in range(7)]
+    wait_until(lambda: slow_calls(first) >= 4, "four model calls in flight", [first])
+    first.process.send_signal(signal.SIGTERM)  # as `docker stop` or systemd does
+    first.process.wait(timeout=SLOW_MACHINE_S)
+    ran = {i for i in ids if (j := env.jobs.get(i)) and j.status is not JobStatus.QUEUED}
+    for job_id in ran:  # what it had started, it finished
+        job = env.jobs.get(job_id)
+        assert job is not None and job.status is JobStatus.SUCCEEDED, first.output()
+    assert len(ran) >= 4 and len(ran) < len(ids)
+    second = start("second", **HOUR)
+    final = all_final(env, ids, [second])
+    for job in final.values():
+        assert job.status is JobStatus.SUCCEEDED
+        assert (job.attempts, statuses(job)) == (1, ["running", "succeeded"])
+    assert slow_calls(first) == len(ran)  # no call started twice
 
 
 def test_a_rolling_restart_under_load_loses_nothing_and_runs_nothing_twice(
-    env: Env, tmp_path: Path
+    env: Env, start: Start
 ) -> None:
     slow = {"EVIDEX_TEST_LLM_DELAY_S": "1", **HOUR}
-    workers = [Worker(env, f"w{n}", tmp_path / f"w{n}.log", **slow) for n in range(2)]
-    try:
-        ids = [submit(env).id for _ in range(16)]
-        for n in range(2):  # replace each worker in turn while jobs run
-            old = workers[n]
-            wait_until(lambda old=old: slow_calls(old) >= 1, "a model call", workers)
-            old.process.send_signal(signal.SIGTERM)
-            old.process.wait(timeout=SLOW_MACHINE_S)
-            workers.append(Worker(env, f"w{n}b", tmp_path / f"w{n}b.log", **slow))
-        final = all_final(env, ids, workers[2:])
-        for job in final.values():
-            assert job.status is JobStatus.SUCCEEDED, job
-            assert (job.attempts, statuses(job)) == (1, ["running", "succeeded"])
-        assert slow_calls(*workers) == len(ids)
-    finally:
-        for worker in workers:
-            worker.kill()
+    workers = [start(f"w{n}", **slow) for n in range(2)]
+    ids = [submit(env).id for _ in range(16)]
+    for n in range(2):  # replace each worker in turn while jobs run
+        old = workers[n]
+        wait_until(lambda old=old: slow_calls(old) >= 1, "a model call", workers)
+        old.process.send_signal(signal.SIGTERM)
+        old.process.wait(timeout=SLOW_MACHINE_S)
+        workers.append(start(f"w{n}b", **slow))
+    final = all_final(env, ids, workers[2:])
+    for job in final.values():
+        assert job.status is JobStatus.SUCCEEDED, job
+        assert (job.attempts, statuses(job)) == (1, ["running", "succeeded"])
+    assert slow_calls(*workers) == len(ids)
 
 
 # --- a job whose CPU stage never ends ----------------------------------------------------------
@@ -366,27 +356,24 @@ def stalling_pdf() -> bytes:
 
 
 def test_a_stage_that_never_ends_fails_its_job_and_stalls_nothing_else(
-    env: Env, tmp_path: Path
+    env: Env, start: Start
 ) -> None:
     # A stall in the worker's own process would stop its heartbeat: the 3 s leases of the
     # ordinary jobs would lapse and the sweeper would send them again (lost_runs, "sending it
     # again"). In a child process it stops nothing but itself.
-    worker = Worker(env, "w", tmp_path / "w.log", EVIDEX_STAGE_TIME_LIMIT_S="5", **HOUR)
-    try:
-        job_id = submit(env, stalling_pdf(), "trap.pdf").id
-        ordinary = [submit(env).id for _ in range(6)]
-        final = all_final(env, [job_id, *ordinary], [worker])
-        failed = final[job_id]
-        assert failed.status is JobStatus.FAILED, worker.output()
-        assert failed.error is not None and failed.error.code == "job_timeout"
-        assert "the verification stage of schema 'invoice' did not finish within 5 s" in (
-            failed.error.message
-        )
-        for job in (final[i] for i in ordinary):
-            assert job.status is JobStatus.SUCCEEDED, worker.output()
-            assert (job.attempts, job.lost_runs, statuses(job)) == (1, 0, ["running", "succeeded"])
-            check_result(env, job)
-        assert "sending it again" not in worker.log.read_text(errors="replace")
-        assert worker.alive()
-    finally:
-        worker.kill()
+    worker = start("w", EVIDEX_STAGE_TIME_LIMIT_S="5", **HOUR)
+    job_id = submit(env, stalling_pdf(), "trap.pdf").id
+    ordinary = [submit(env).id for _ in range(6)]
+    final = all_final(env, [job_id, *ordinary], [worker])
+    failed = final[job_id]
+    assert failed.status is JobStatus.FAILED, worker.output()
+    assert failed.error is not None and failed.error.code == "job_timeout"
+    assert "the verification stage of schema 'invoice' did not finish within 5 s" in (
+        failed.error.message
+    )
+    for job in (final[i] for i in ordinary):
+        assert job.status is JobStatus.SUCCEEDED, worker.output()
+        assert (job.attempts, job.lost_runs, statuses(job)) == (1, 0, ["running", "succeeded"])
+        check_result(env, job)
+    assert "sending it again" not in worker.log.read_text(errors="replace")
+    assert worker.alive()
