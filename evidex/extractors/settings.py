@@ -7,7 +7,12 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["Settings"]
+__all__ = ["BackendName", "OcrEngineName", "ParserName", "Settings"]
+
+# The value sets a deployment sets here and a job may override (evidex.workers.jobs.JobOptions).
+BackendName = Literal["openai", "rules"]
+ParserName = Literal["auto", "pymupdf", "ocr", "azure"]
+OcrEngineName = Literal["tesseract", "rapidocr", "auto"]
 
 
 class Settings(BaseSettings):
@@ -21,7 +26,7 @@ class Settings(BaseSettings):
     openai_base_url: str | None = Field(
         default=None, validation_alias=AliasChoices("OPENAI_BASE_URL", "openai_base_url")
     )
-    llm: Literal["openai", "rules"] | None = Field(
+    llm: BackendName | None = Field(
         default=None,
         description="Backend; default openai when OPENAI_API_KEY or AZURE_OPENAI_ENDPOINT is set, "
         "else rules.",
@@ -58,8 +63,8 @@ class Settings(BaseSettings):
         description="The model's input window in tokens; prompts use at most 75% of it, longer "
         "documents are sent in chosen pages. Unset: the whole document in one call.",
     )
-    parser: Literal["auto", "pymupdf", "ocr", "azure"] = "auto"
-    ocr_engine: Literal["tesseract", "rapidocr", "auto"] = Field(
+    parser: ParserName = "auto"
+    ocr_engine: OcrEngineName = Field(
         default="auto",
         description="The local OCR engine for scans and photos (EVIDEX_OCR_ENGINE): tesseract, "
         "rapidocr, or auto (per page, RapidOCR, then Tesseract too when the page reads poorly).",
@@ -90,7 +95,7 @@ class Settings(BaseSettings):
         return self
 
     @property
-    def backend(self) -> Literal["openai", "rules"]:
+    def backend(self) -> BackendName:
         if self.llm:
             return self.llm
         return "openai" if self.openai_api_key or self.openai_api == "azure" else "rules"

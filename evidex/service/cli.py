@@ -114,13 +114,12 @@ def _from_env(settings_class: type[Any]) -> Any:
     from pydantic import ValidationError
 
     from evidex.schemas import ConfigError
+    from evidex.schemas.validation import first_problem
 
     try:
         return settings_class()
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "settings"
-        raise ConfigError(f"invalid setting {where}: {first['msg']}") from None
+        raise ConfigError(f"invalid setting {first_problem(exc, 'settings')}") from None
 
 
 def _serve(args: argparse.Namespace) -> int:

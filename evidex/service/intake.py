@@ -42,6 +42,7 @@ from evidex.extractors.parse.probe import Probe, probe
 from evidex.extractors.plan.calls import check_window
 from evidex.extractors.plan.context import ContextBudget, ContextTooSmall
 from evidex.schemas import MAX_SCHEMA_BYTES, SchemaDef, SchemaInvalid, get_schema
+from evidex.schemas.validation import first_problem
 from evidex.service.problems import ApiError
 from evidex.service.services import Services
 from evidex.workers.jobs import Job, JobOptions, new_job_id
@@ -133,10 +134,9 @@ def read_options(raw: str | None, allowed_hosts: list[str]) -> JobOptions:
     try:
         options = JobOptions.model_validate_json(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "options"
         raise ApiError(
-            "options_invalid", f"options: {where}: {first['msg']} (see JobOptions in /schema)"
+            "options_invalid",
+            f"options: {first_problem(exc, 'options')} (see JobOptions in /schema)",
         ) from None
     if options.webhook_url is not None:  # the worker checks again with the same rule when sending
         check_allowed(options.webhook_url, allowed_hosts)

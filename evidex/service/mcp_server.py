@@ -41,6 +41,7 @@ from pydantic import AnyHttpUrl, Field
 
 from evidex import __version__
 from evidex.schemas import ConfigError, EvidexError, Result
+from evidex.schemas.validation import first_problem
 from evidex.service.auth import authenticate
 from evidex.service.local import explain_text, schemas_text
 from evidex.service.mcp_files import Roots
@@ -220,9 +221,7 @@ def run_mcp(http: str | None, log_level: str = "warning") -> int:
     try:
         settings = McpSettings()
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "settings"
-        raise ConfigError(f"invalid setting {where}: {first['msg']}") from None
+        raise ConfigError(f"invalid setting {first_problem(exc, 'settings')}") from None
     configure_logging(settings.log_format, log_level)  # stderr: stdout is the protocol
     tools = Tools(Roots.parse(settings.mcp_roots, Path(os.getcwd()), settings.max_upload_bytes))
     if http is None:

@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field, ValidationError
 from evidex.extractors.backends import make_parser
 from evidex.extractors.verify.reverify import reverify
 from evidex.schemas import InputError, Result, SchemaDef, Status, Summary, builtin_names, get_schema
+from evidex.schemas.validation import first_problem
 from evidex.service.cliargs import parse_args
 from evidex.service.intake import read_schema
 from evidex.service.local import extract_file
@@ -173,6 +174,4 @@ def _options(**given: Any) -> JobOptions:
     try:
         return JobOptions.model_validate({k: v for k, v in given.items() if v is not None})
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "options"
-        raise OptionsInvalid(f"{where}: {first['msg']}") from None
+        raise OptionsInvalid(first_problem(exc, "options")) from None

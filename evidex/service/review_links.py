@@ -52,6 +52,7 @@ from litestar.params import Body, PathParameter
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evidex.schemas import Result
+from evidex.schemas.validation import first_problem
 from evidex.service.assets import asset_route
 from evidex.service.jobs import V1_PROBLEMS, JobId, owned_job
 from evidex.service.pages import html_page, root_path
@@ -237,9 +238,7 @@ class ReviewLinksController(Controller):
         try:
             wanted = LinkRequest.model_validate(data)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "body"
-            raise ApiError("bad_request", f"{where}: {first['msg']}") from None
+            raise ApiError("bad_request", first_problem(exc, "body")) from None
         job, _ = _ready(services, tenant, job_id)
         created = now().replace(microsecond=0)
         expires = created + timedelta(seconds=wanted.expires_in)

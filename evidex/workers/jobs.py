@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from evidex.extractors.settings import BackendName, OcrEngineName, ParserName
 from evidex.schemas import SchemaDef, get_schema, schema_from_json
 
 __all__ = ["Job", "JobError", "JobEvent", "JobOptions", "JobStatus", "new_job_id", "now"]
@@ -54,18 +55,18 @@ class JobOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    parser: Literal["auto", "pymupdf", "ocr", "azure"] | None = None
+    parser: ParserName | None = None
     tables: Literal["words", "layout", "off"] | None = Field(
         default=None,
         description="How PDF tables are found: 'words' (default, from the text layer), "
         "'layout' (PyMuPDF's layout model, slower), 'off'.",
     )
-    ocr: Literal["tesseract", "rapidocr", "auto"] | None = Field(
+    ocr: OcrEngineName | None = Field(
         default=None,
         description="The local OCR engine for scans and photos (default EVIDEX_OCR_ENGINE): "
         "'tesseract', 'rapidocr', or 'auto' (per page, by measured quality).",
     )
-    llm: Literal["openai", "rules"] | None = None
+    llm: BackendName | None = None
     model: str | None = Field(
         default=None,
         max_length=128,
