@@ -1,5 +1,6 @@
 """The samples' expected values as a model's answer: each quote cited on the first line(s) that
-hold it, found by plain substring search over the parsed lines (independent of the verifier)."""
+hold it, found by plain substring search over the parsed lines (independent of the verifier).
+:func:`leaf` is one field of such an answer, cited on one line of page 1."""
 
 from __future__ import annotations
 
@@ -41,6 +42,10 @@ def cite(lines: pd.DataFrame, quote: str) -> tuple[int, int, int]:
                     int(lines["line"].iloc[i + width - 1]),
                 )
     raise AssertionError(f"quote {quote!r} is not in the parsed lines")
+
+
+def leaf(value: Any, quote: str, line: int) -> dict[str, Any]:
+    return {"value": value, "quote": quote, "page": 1, "line_start": line, "line_end": line}
 
 
 def perfect_fields(name: str, lines: pd.DataFrame) -> dict[str, dict[str, Any]]:

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 from evidex.extractors.document import Parser
 from evidex.extractors.llm.base import LLMBackend
 from evidex.extractors.plan.context import ContextBudget
-from evidex.extractors.settings import Settings
+from evidex.extractors.settings import OcrEngineName, ParserName, Settings
 from evidex.schemas import ConfigError
 
 __all__ = ["OCR_ENGINES", "PARSERS", "make_context", "make_llm", "make_parser"]
 
-PARSERS = ("auto", "pymupdf", "ocr", "azure", "text")
-OCR_ENGINES = ("tesseract", "rapidocr", "auto")  # as evidex.extractors.parse.ocr.ENGINES
+PARSERS: tuple[str, ...] = (*get_args(ParserName), "text")  # and "text", the shipped fake
+OCR_ENGINES: tuple[str, ...] = get_args(OcrEngineName)
 
 
 def make_parser(

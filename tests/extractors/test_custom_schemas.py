@@ -9,6 +9,7 @@ from typing import Any
 import jsonschema
 import pytest
 from order_document import ORDER_DOC
+from sample_answers import leaf
 
 from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
@@ -42,10 +43,6 @@ ORDER = {
         },
     },
 }
-
-
-def leaf(value: Any, quote: str, line: int) -> dict[str, Any]:
-    return {"value": value, "quote": quote, "page": 1, "line_start": line, "line_end": line}
 
 
 def run(schema_json: dict[str, Any], fields: dict[str, dict[str, Any]], text: str) -> Result:

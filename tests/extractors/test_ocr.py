@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import pymupdf
 import pytest
-from sample_answers import SAMPLES, SCHEMAS, expected, perfect_fields
+from sample_answers import SAMPLES, SCHEMAS, expected, leaf, perfect_fields
 
 from evidex.extractors.document import ParsedDocument
 from evidex.extractors.errors import NoTextLayer
@@ -249,10 +249,6 @@ def ocr_like(text: str, confidence: float, source: str = "ocr") -> ParsedDocumen
     return ParsedDocument(lines, doc.pages, doc.sha256, doc.filename, "ocr")
 
 
-def field(quote: str, value: Any, line: int) -> dict[str, Any]:
-    return {"value": value, "quote": quote, "page": 1, "line_start": line, "line_end": line}
-
-
 def verify_invoice(document: ParsedDocument, fields: dict[str, dict[str, Any]]) -> Result:
     schema = get_schema("invoice")
     return extract_parsed(document, schema, llm=ScriptedLLM(build_answer(schema, fields)))
@@ -270,7 +266,7 @@ def test_ocr_evidence_is_named_and_low_confidence_goes_to_review(
     confidence: float, status: Status, reason: str
 ) -> None:
     result = verify_invoice(
-        ocr_like(TEXT, confidence), {"invoice_number": field("INV-2026-00418", "INV-2026-00418", 2)}
+        ocr_like(TEXT, confidence), {"invoice_number": leaf("INV-2026-00418", "INV-2026-00418", 2)}
     )
     got = result.fields["invoice_number"]
     assert got.status == status
@@ -279,7 +275,7 @@ def test_ocr_evidence_is_named_and_low_confidence_goes_to_review(
 
 def test_text_layer_evidence_says_nothing_about_ocr() -> None:
     doc = TextParser().parse(TEXT.encode(), "a.txt")
-    got = verify_invoice(doc, {"invoice_number": field("INV-2026-00418", "INV-2026-00418", 2)})
+    got = verify_invoice(doc, {"invoice_number": leaf("INV-2026-00418", "INV-2026-00418", 2)})
     assert got.fields["invoice_number"].status == Status.VERIFIED
     assert not any("OCR" in r for r in got.fields["invoice_number"].reasons)
 
@@ -292,7 +288,7 @@ def test_ocr_noise_is_tolerated_only_over_ocr_lines(source: str, status: Status)
     # text needs, over the 85% that lines read by the local OCR get.
     noisy = TEXT.replace("Brouwer Analytics B.V.", "Brovwer Anaiytics B V.")
     quote = "Brouwer Analytics B.V."
-    got = verify_invoice(ocr_like(noisy, 0.9, source), {"buyer.name": field(quote, quote, 1)})
+    got = verify_invoice(ocr_like(noisy, 0.9, source), {"buyer.name": leaf(quote, quote, 1)})
     buyer = got.fields["buyer.name"]
     assert buyer.status == status, buyer.reasons
     if source == "ocr":
@@ -305,6 +301,6 @@ def test_ocr_noise_never_forgives_a_digit() -> None:
     noisy = TEXT.replace("19.953,80", "19.958,80")
     got = verify_invoice(
         ocr_like(noisy, 0.95),
-        {"total": field("Total due 19.953,80 EUR", {"value": 19953.8, "currency": "EUR"}, 3)},
+        {"total": leaf({"value": 19953.8, "currency": "EUR"}, "Total due 19.953,80 EUR", 3)},
     )
     assert got.fields["total"].status == Status.UNSUPPORTED

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from receipt_cells import receipt
+from sample_answers import leaf
 
 from evidex.extractors.document import ParsedDocument
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
@@ -127,5 +128,4 @@ def test_a_receipt_read_by_ocr_verifies_the_true_date_and_name_with_the_reason()
 
 
 def _leaf(value: Any, doc: ParsedDocument, line: int) -> dict[str, Any]:
-    quote = str(doc.lines.text[line - 1])
-    return {"value": value, "quote": quote, "page": 1, "line_start": line, "line_end": line}
+    return leaf(value, str(doc.lines.text[line - 1]), line)

@@ -23,7 +23,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
 import pymupdf
 from PIL import Image
@@ -46,6 +46,7 @@ from evidex.extractors.parse.ocr.rapid import RapidOcr
 from evidex.extractors.parse.ocr.tesseract import Tesseract
 from evidex.extractors.parse.ocr.words import BoxPx, OcrEngine
 from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser, open_pdf
+from evidex.extractors.settings import OcrEngineName
 from evidex.schemas import ConfigError
 
 __all__ = ["DEFAULT_DPI", "DEFAULT_ENGINE", "ENGINES", "OcrParser", "make_engines"]
@@ -53,7 +54,7 @@ __all__ = ["DEFAULT_DPI", "DEFAULT_ENGINE", "ENGINES", "OcrParser", "make_engine
 _mupdf: Any = pymupdf  # PyMuPDF's annotations are partial (untyped calls); go through Any
 
 DEFAULT_DPI = 300
-ENGINES = ("tesseract", "rapidocr", "auto")
+ENGINES: tuple[str, ...] = get_args(OcrEngineName)
 DEFAULT_ENGINE = "auto"
 _MIN_SIDE = 8  # pixels: an image smaller than this holds no text an engine can read
 # Printed line height (pixels) each engine reads best; None: the engine scales by itself.
