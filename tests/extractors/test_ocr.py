@@ -226,6 +226,30 @@ def test_tesseract_lines_are_split_at_column_gaps_and_read_like_a_text_layer() -
     assert first["source"] == "ocr" and first["ocr_confidence"] == 0.9
 
 
+def test_a_receipt_s_labels_and_their_far_off_figures_read_in_rows() -> None:
+    # A till receipt: labels at the left edge, amounts at the right, 24 line heights apart, one
+    # detection box each (RapidOCR). Read down the columns, every label would come before every
+    # amount; a figure pairs with its label however far apart, so each reads in its row.
+    rows = [("SUBTOTAL", "4.60"), ("TAX", "0.28"), ("ROUNDING", "RM 0.02"), ("TOTAL", "4.90 SR")]
+    words = []
+    for i, (label, value) in enumerate(rows):
+        key = (1, 1, i + 1)
+        y = 100.0 + 40 * i
+        words += [_word(label, 100, y, key)]
+        words += [_word(w, 900 + 30 * j, y, key) for j, w in enumerate(value.split())]
+    read = page_rows(words, 1, 1.0, (1000.0, 400.0))
+    assert [r["text"] for r in read] == [
+        "SUBTOTAL",
+        "4.60",
+        "TAX",
+        "0.28",
+        "ROUNDING",
+        "RM 0.02",
+        "TOTAL",
+        "4.90 SR",
+    ]
+
+
 def test_line_confidence_leaves_out_marks_without_letters_or_digits() -> None:
     line = (1, 1, 1)
     bullet = [_word("•", 100, 100, line, conf=0.1), _word("Python", 130, 100, line, conf=0.8)]

@@ -1,11 +1,14 @@
 """Line-table rows from an engine's words: the same for every engine.
 
 Lines: the engine's lines, split where two words are more than 1.5 line heights apart (engines
-join the columns of a form or a table into one line). Segments stacked left-aligned or centred
-less than a line height apart form a block (a paragraph, an address, a receipt's centred
-header); the blocks go through the text layer's reading order (the XY-cut of
-:mod:`..pymupdf_parser`), so a column of text reads down and a form or a table of one-line cells
-reads in rows.
+join the columns of a form or a table into one line). A segment and its neighbour on the line
+are a pair (a label and its value, two cells of a row) when less than 8 line heights apart, or
+however far apart when the neighbour is a figure ("TOTAL" at a receipt's left edge, "4.90" at its
+right): a pair reads in its row, not down a column of labels and then one of figures.
+Segments stacked left-aligned or centred less than a line height apart form a block (a
+paragraph, an address, a receipt's centred header); the blocks go through the text layer's
+reading order (the XY-cut of :mod:`..pymupdf_parser`), so a column of text reads down and a form
+or a table of one-line cells reads in rows.
 
 Boxes: a word's box is its ink box horizontally and its line's extent vertically, grown by 30% of
 the line height above and 10% below: ink stops at the glyphs while a text layer's boxes span the
@@ -23,6 +26,7 @@ Confidence: ``ocr_confidence`` is the engine's calibrated line confidence
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -37,6 +41,8 @@ __all__ = ["mean_confidence", "page_rows"]
 _SPLIT_GAP = 1.5  # line heights between two words that start a new segment
 _STACK_GAP = 1.0  # line heights between stacked segments of one block
 _PAIR_GAP = 8.0  # line heights: segments of one line closer than this are a label and its value
+# a segment that is one figure (an amount, a quantity, a code), with a currency or a tax mark
+_FIGURE = re.compile(r"(?:[A-Z]{1,3}\$?|[$€£¥])?\s?[-(]?\d[\d.,:/-]*\)?(?:\s?[A-Z*%]{1,3})?")
 _PAD_TOP, _PAD_BOTTOM = 0.3, 0.1  # of the line height, see "Boxes"
 
 ToPage = Callable[[BoxPx], BoxPx]
@@ -73,6 +79,7 @@ def page_rows(
         by_line.setdefault(word.line, []).append(word)
     segments: list[list[OcrWord]] = []
     paired: set[int] = set()  # ids of segments with a close neighbour on their line
+    gaps: list[tuple[list[OcrWord], list[OcrWord], float]] = []  # neighbours, line heights apart
     for line_words in by_line.values():
         line_words.sort(key=lambda w: w.box[0])
         height = _height(line_words)
@@ -81,14 +88,14 @@ def page_rows(
             gap = word.box[0] - prev.box[2]
             if gap > _SPLIT_GAP * height:
                 segments.append(segment)
-                if gap < _PAIR_GAP * height:
-                    paired.update((id(segment), id(segments[-1])))
                 segment = [word]
-                if gap < _PAIR_GAP * height:
-                    paired.add(id(segment))
+                gaps.append((segments[-1], segment, gap / height))
             else:
                 segment.append(word)
         segments.append(segment)
+    for left, right, heights in gaps:
+        if heights < _PAIR_GAP or _FIGURE.fullmatch(" ".join(w.text for w in right)):
+            paired.update((id(left), id(right)))
     blocks = _stack(segments, paired)
     boxes = [_union([_seg_box(s) for s in b]) for b in blocks]
     order = reading_order(boxes, [len(b) > 1 for b in blocks])
