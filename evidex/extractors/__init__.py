@@ -7,6 +7,6 @@
 - :mod:`.llm` takes a prompt and gives the model's answer (OpenAI, Azure, rules, scripted).
 - :mod:`.verify` takes the answer and the line table and gives every field's checked status.
 
-:mod:`.pipeline` runs them; :mod:`.document`, :mod:`.errors`, :mod:`.settings` and
+:mod:`.pipeline` runs them; :mod:`.document`, :mod:`.errors`, :mod:`.settings` (:mod:`.names`) and
 :mod:`.backends` are what the stages share. No web, no queue; imports :mod:`evidex.schemas` only.
 """

@@ -7,12 +7,10 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["BackendName", "OcrEngineName", "ParserName", "Settings"]
-
 # The value sets a deployment sets here and a job may override (evidex.workers.jobs.JobOptions).
-BackendName = Literal["openai", "rules"]
-ParserName = Literal["auto", "pymupdf", "ocr", "azure"]
-OcrEngineName = Literal["tesseract", "rapidocr", "auto"]
+from evidex.extractors.names import BackendName, OcrEngineName, ParserName
+
+__all__ = ["BackendName", "OcrEngineName", "ParserName", "Settings"]
 
 
 class Settings(BaseSettings):

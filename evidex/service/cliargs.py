@@ -12,7 +12,9 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, get_args
+
+from evidex.extractors.names import BackendName, OcrEngineName, ParserName
 
 if TYPE_CHECKING:
     from evidex.schemas import SchemaDef
@@ -21,7 +23,7 @@ BUILTIN_HELP = "candidate_profile, contract, invoice, receipt; see 'evidex schem
 MAX_JOBS = 64  # local processes, each holding the whole extraction stack
 MAX_CONTEXT_TOKENS = 10_000_000  # as options.context_tokens over REST
 MAX_PAGES_CHARS = 1000  # as options.pages over REST
-OCR_CHOICES = ["tesseract", "rapidocr", "auto"]
+OCR_CHOICES = list(get_args(OcrEngineName))
 OCR_HELP = (
     "the local OCR engine for scans and photos (default EVIDEX_OCR_ENGINE, else auto): "
     "tesseract, rapidocr, or auto (per page: RapidOCR, then Tesseract too when it reads poorly)"
@@ -93,13 +95,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ex.add_argument(
         "--llm",
-        choices=["openai", "rules"],
+        choices=list(get_args(BackendName)),
         help="default: openai when OPENAI_API_KEY is set, else rules",
     )
     ex.add_argument("--model", help="model name for --llm openai (default EVIDEX_MODEL)")
     ex.add_argument(
         "--parser",
-        choices=["auto", "pymupdf", "ocr", "azure"],
+        choices=list(get_args(ParserName)),
         default="auto",
         help="auto (default): the text layer where a page has one, OCR (Azure when configured, "
         "else Tesseract) for scanned pages and images; pymupdf: text layer only; ocr: Tesseract "
@@ -172,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     mc.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"])
     ln = sub.add_parser("lines", help="print the line table of a document as the model sees it")
     ln.add_argument("file", type=Path, metavar="FILE")
-    ln.add_argument("--parser", choices=["auto", "pymupdf", "ocr", "azure"], default="auto")
+    ln.add_argument("--parser", choices=list(get_args(ParserName)), default="auto")
     ln.add_argument("--ocr", choices=OCR_CHOICES, help=OCR_HELP)
     ln.add_argument("--tables", choices=["words", "layout", "off"])
     ln.add_argument("--pages", help="only these pages, e.g. '1-3,5' (line numbers are kept)")
