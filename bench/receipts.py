@@ -28,6 +28,9 @@ Figures per source (the same definitions are printed above the table):
   an address of 60 characters may have 6, a total of 4 characters none.
 * **1-line**: the strict rule: company, date and total inside one line; the address inside a
   run of consecutive lines (their texts joined).
+* **by label**: the share of totals that sit in a line with a total's label (TOTAL, AMOUNT,
+  NETT, JUMLAH, DUE) or in the line right after one: whether the line table reads a receipt's
+  label and its amount together, as a model must to tell the total from the cash and change.
 * **words**: the share of the transcript's words (split at whitespace) that the page's text
   holds as whole words, each counted as often as both hold it: how well spaces were put back,
   which the key values, compared without spaces, do not show.
@@ -189,6 +192,7 @@ class Tally:
     kept: Counter[str] = field(default_factory=Counter)
     near: Counter[str] = field(default_factory=Counter)
     one_line: Counter[str] = field(default_factory=Counter)
+    by_label: int = 0
     wall: float = 0.0
     cpu: float = 0.0
     receipts: int = 0
@@ -211,8 +215,24 @@ def count(tally: Tally, receipt: str, keys: dict[str, str], texts: list[str]) ->
         tally.kept[key] += found.kept
         tally.near[key] += found.near
         tally.one_line[key] += found.one_line
+        if key == "total":
+            tally.by_label += by_label(value, texts)
         if not found.kept:
             tally.lost.append(f"{receipt} {key}: {value!r}{' (near)' if found.near else ''}")
+
+
+_TOTAL_LABEL = re.compile(r"(?i)total|amount|nett|jumlah|due")
+
+
+def by_label(want: str, texts: list[str]) -> bool:
+    """Whether the total ``want`` is in a line with a total's label or in the line after one
+    (see "by label")."""
+    want = squash(want)
+    return bool(want) and any(
+        want in squash(text)
+        and (_TOTAL_LABEL.search(text) or (i and _TOTAL_LABEL.search(texts[i - 1])))
+        for i, text in enumerate(texts)
+    )
 
 
 def whole_words(tally: Tally, texts: list[str], transcript: Path) -> None:
@@ -330,13 +350,14 @@ kept    key values (company, date, address, total) found in the page's lines joi
 near    as kept, allowing 1 edit per 10 characters of the value (rounded down: none under 10)
 1-line  strict: company, date and total inside one line, the address in consecutive lines
 words   the transcript's words (split at spaces) found whole in the page's text: spacing
+label   totals in a line with a total's label or in the line after one: read together
 per key kept/values; wall s and cpu s: seconds of the parse per receipt (cpu: this process and
         its children, fair on a shared machine)"""
 
 
 def report(tallies: dict[str, Tally], args: argparse.Namespace) -> None:
     print("\n" + HEADER)
-    print(f"\n{'source':10} {'kept':>6} {'near':>6} {'1-line':>6} {'words':>6} "
+    print(f"\n{'source':10} {'kept':>6} {'near':>6} {'1-line':>6} {'words':>6} {'label':>7} "
           + " ".join(f"{k:>8}" for k in KEYS) + f" {'wall s':>7} {'cpu s':>6}")  # fmt: skip
     for source, t in tallies.items():
         total = max(sum(t.keys.values()), 1)
@@ -345,7 +366,8 @@ def report(tallies: dict[str, Tally], args: argparse.Namespace) -> None:
         n = max(t.receipts, 1)
         shares.append(100 * t.words["found"] / max(t.words["printed"], 1))
         cells = " ".join(f"{v:5.1f}%" for v in shares)
-        print(f"{source:10} {cells} {per_key} {t.wall / n:7.2f} {t.cpu / n:6.2f}")
+        label = f"{t.by_label:>3}/{t.keys['total']:<3}"
+        print(f"{source:10} {cells} {label} {per_key} {t.wall / n:7.2f} {t.cpu / n:6.2f}")
     if not args.no_rules:
         print(f"\nrules F1 ({'plain schema'}) " + " ".join(f"{k:>8}" for k in KEYS)
               + "     all  wrong verified")  # fmt: skip
