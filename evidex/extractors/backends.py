@@ -6,8 +6,9 @@ from typing import get_args
 
 from evidex.extractors.document import Parser
 from evidex.extractors.llm.base import LLMBackend
+from evidex.extractors.names import OcrEngineName, ParserName
 from evidex.extractors.plan.context import ContextBudget
-from evidex.extractors.settings import OcrEngineName, ParserName, Settings
+from evidex.extractors.settings import Settings
 from evidex.schemas import ConfigError
 
 __all__ = ["OCR_ENGINES", "PARSERS", "make_context", "make_llm", "make_parser"]

@@ -1,4 +1,5 @@
-"""The names a deployment and a job choose from: backends, parsers and OCR engines.
+"""The names a deployment and a job choose from: backends, parsers and OCR engines (the
+settings set them, a job's options override them: ``evidex.workers.jobs.JobOptions``).
 
 Apart from :mod:`.settings` so that the command line can offer them without loading pydantic.
 """

@@ -7,10 +7,9 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-# The value sets a deployment sets here and a job may override (evidex.workers.jobs.JobOptions).
 from evidex.extractors.names import BackendName, OcrEngineName, ParserName
 
-__all__ = ["BackendName", "OcrEngineName", "ParserName", "Settings"]
+__all__ = ["Settings"]
 
 
 class Settings(BaseSettings):

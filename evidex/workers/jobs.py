@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evidex.extractors.settings import BackendName, OcrEngineName, ParserName
+from evidex.extractors.names import BackendName, OcrEngineName, ParserName
 from evidex.schemas import SchemaDef, get_schema, schema_from_json
 
 __all__ = ["Job", "JobError", "JobEvent", "JobOptions", "JobStatus", "new_job_id", "now"]

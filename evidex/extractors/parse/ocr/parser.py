@@ -29,6 +29,7 @@ import pymupdf
 from PIL import Image
 
 from evidex.extractors.document import ParsedDocument, Parser
+from evidex.extractors.names import OcrEngineName
 from evidex.extractors.parse.images import decode_frames, image_type
 from evidex.extractors.parse.ocr.choose import Reading, better, needs_second
 from evidex.extractors.parse.ocr.lines import page_rows
@@ -46,7 +47,6 @@ from evidex.extractors.parse.ocr.rapid import RapidOcr
 from evidex.extractors.parse.ocr.tesseract import Tesseract
 from evidex.extractors.parse.ocr.words import BoxPx, OcrEngine
 from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser, open_pdf
-from evidex.extractors.settings import OcrEngineName
 from evidex.schemas import ConfigError
 
 __all__ = ["DEFAULT_DPI", "DEFAULT_ENGINE", "ENGINES", "OcrParser", "make_engines"]
