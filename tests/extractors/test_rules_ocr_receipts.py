@@ -61,6 +61,25 @@ def test_a_total_spaced_out_by_ocr_is_read_whole(label: str, amount: str, value:
     assert (total.value, total.line_start, total.status) == (value, 6, Status.VERIFIED)
 
 
+@pytest.mark.parametrize("label", ["Total Incl , GST@6%", "Total Incl.6% GST", "TOTAL INCL. GST"])
+def test_a_total_including_its_tax_is_read_from_the_line_under_its_label(label: str) -> None:
+    rows = [*TOP, ["SUB TOTAL", "RM 31.98"], [label], ["RM 33.90"], *PAID]
+    total = read(receipt(rows)).fields["total"]
+    assert (total.value, total.line_start, total.status) == ("33.90", 8, Status.VERIFIED)
+
+
+def test_a_tax_line_is_still_no_total() -> None:
+    rows = [*TOP, ["Total GST @6%"], ["RM 1.92"], ["MILO 1KG", "33.90"]]
+    assert read(receipt(rows)).fields["total"].value is None
+
+
+def test_a_month_and_year_alone_give_way_to_the_date_with_its_day() -> None:
+    rows = [["MAR 2018"], *TOP, ["TOTAL", "33.90"], *PAID, ["14-03-18 21:49 SH03 T1"]]
+    date = read(receipt(rows)).fields["date"]
+    assert date.value == {"iso": "2018-03-14", "original": "14-03-18"}
+    assert date.line_start == 12
+
+
 def test_an_ocr_total_no_other_figure_confirms_goes_to_review() -> None:
     rows = [*TOP, ["MILO 1KG", "20.00"], ["ROTI", "12.70"], ["TOTAL", "RM 32.69"]]
     total = read(receipt(rows)).fields["total"]

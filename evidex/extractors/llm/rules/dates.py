@@ -22,6 +22,7 @@ __all__ = [
     "AMBIGUOUS",
     "DATE",
     "DATE_TEXT",
+    "MONTH_ONLY",
     "find_dates",
     "in_order",
     "parse_date",
@@ -30,6 +31,7 @@ __all__ = [
 ]
 
 AMBIGUOUS = "day and month order is ambiguous; read as month/day"
+MONTH_ONLY = "the document gives only month and year; the day is set to the 1st"
 
 _MONTHS = {
     "jan": 1, "feb": 2, "mar": 3, "mär": 3, "apr": 4, "may": 5, "mai": 5, "jun": 6, "jul": 7,
@@ -85,8 +87,7 @@ def _parts(m: re.Match[str]) -> tuple[int, int, int, str] | None:
     if m["dmy"]:
         return int(m["y7"]), _month(m["m7"]), int(m["d7"]), ""
     if m["my"]:
-        caveat = "the document gives only month and year; the day is set to the 1st"
-        return int(m["y6"]), _month(m["m6"]), 1, caveat
+        return int(m["y6"]), _month(m["m6"]), 1, MONTH_ONLY
     return None
 
 

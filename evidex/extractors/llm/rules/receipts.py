@@ -4,9 +4,12 @@
   address up to the first registration, phone or date line, quoted over the lines it runs on;
 * the **total**: the amount on the last line that names the total (``TOTAL``, ``ROUNDED
   TOTAL``, ``NETT TOTAL``, ``AMOUNT DUE``), never a line that names a part of it or what was
-  handed over (``SUB TOTAL``, ``TOTAL QTY``, ``TOTAL GST``, ``CASH``, ``CHANGE``); where no
-  line names it, the amount cash less change says was paid, where a line prints it;
-* the **date**: the first date printed, when no label names it.
+  handed over (``SUB TOTAL``, ``TOTAL QTY``, ``TOTAL GST``, ``CASH``, ``CHANGE``; a total that
+  says it includes its tax, "Total Incl. 6% GST", is the total); the amount stands on the
+  label's line, in a cell of its row, or alone (a currency before it) on the line under it;
+  where no line names it, the amount cash less change says was paid, where a line prints it;
+* the **date**: the first date printed that gives its day (a month and year alone, a
+  promotion's "MAR 2018", only where no date does), when no label names it.
 
 A document is read this way only when it shows money the way a sale does (an amount beside a
 total, cash or tax label, or beside a currency mark, on a line or across the cells of its row):
@@ -48,7 +51,7 @@ from typing import Any
 
 from evidex.extractors.verify.currency import currency_marks
 
-from .dates import find_dates, readings, spaced_dates
+from .dates import MONTH_ONLY, find_dates, readings, spaced_dates
 from .issuer import TRAILING_ID, Issuer, nos, read_issuer
 from .lines import Hit, Line, Lines, join_caveats
 from .match import Match
@@ -81,9 +84,13 @@ _FINAL = re.compile(
     r"payable)\b|\bbalance\s+due\b|\btotal\s+(?:due|payable|rounded)\b"
 )
 # "Inclusive of GST", also as an OCR engine reads its capital I ("lnclusive")
+# with its rate between ("Incl. 6% GST"), and a stray mark OCR read after "Incl" ("Incl , GST")
 _INCLUDED = re.compile(
-    r"(?i)\b(?:[il1]ncl(?:usive|uding|udes?|\.)?)\s*(?:of\s+)?(?:gst|vat|sst|tax)\b"
+    r"(?i)\b(?:[il1]ncl(?:usive|uding|udes?|\.)?)[\s.,]*(?:of\s+)?(?:\d+(?:[.,]\d+)?\s*%?\s*)?"
+    r"(?:gst|vat|sst|tax)\b"
 )
+# what may stand before an amount on the line under its label: a currency ("RM 37.10")
+_CURRENCY_LEAD = re.compile(r"\s*(?:[A-Z]{2,3}\.?\s?|[€$£¥]\s?)?")
 _SUMMARY = re.compile(r"(?i)\b(?:gst|tax|vat|sst)\s+(?:summary|code)\b|\bsummary\b")
 _MONEY_LINE = re.compile(
     r"(?i)\b(?:total|sub\s*-?\s*total|cash|change|amount|rounding|gst|tax|vat|paid|due)\b"
@@ -306,8 +313,11 @@ class ReceiptFinder:
                 out.append(_Total(line, cells[-1][0], cells[-1][1]))
                 continue
             below = self.lines.after(line)
-            lead = len(below.text) - len(below.text.lstrip()) if below is not None else 0
-            if below is not None and (read := _amounts(below)) and read[0].start == lead:
+            if (
+                below is not None
+                and (read := _amounts(below))
+                and _CURRENCY_LEAD.fullmatch(below.text[: read[0].start])
+            ):
                 out.append(_Total(line, below, read[0]))
         return out
 
@@ -467,6 +477,9 @@ class ReceiptFinder:
             for line in self.lines.rows
             if (dates := _dates(line)) and not _OTHER_DATE.search(line.text[: dates[0].start])
         ]
+        # a sale is dated to the day: a month and year alone (a promotion's "MAR 2018") is
+        # the date only where nothing gives a day
+        dated = [(line, m) for line, m in dated if m.caveat != MONTH_ONLY] or dated
         if not dated:
             return []
         line, m = dated[0]
