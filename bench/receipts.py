@@ -41,7 +41,9 @@ Figures per source (the same definitions are printed above the table):
   schema ``{company, date, address, total}`` (four string properties). F1 per key with SROIE's
   exact-match rule (the value, stripped, equal to the key's; a date compared as written), a
   value counting as answered when its status is verified or needs_review; and the number of
-  wrong values marked verified.
+  wrong values marked verified, and how many of those are wrong as text (case and whitespace
+  set aside: the keys are upper case and respaced where a receipt prints "05 Mar 2018", which
+  OCR may read "05Mar2018"; such a value is the printed one, differently written).
 * ``--calibrate``: per engine, the reliability of the raw line confidence against the
   transcript (a line is read right when its text, spaces aside, equals the transcript segments
   whose centres lie in its box, joined: an isotonic fit of the share read right per score), and
@@ -199,6 +201,7 @@ class Tally:
     answered: Counter[str] = field(default_factory=Counter)
     right: Counter[str] = field(default_factory=Counter)
     wrong_verified: int = 0
+    wrong_as_text: int = 0  # of those, wrong even with case and spaces set aside
     lost: list[str] = field(default_factory=list)
     words: Counter[str] = field(default_factory=Counter)  # "found", "printed" (see "words")
     calib: list[tuple[float, bool]] = field(default_factory=list)
@@ -267,7 +270,9 @@ def rules(doc: ParsedDocument, keys: dict[str, str], tally: Tally) -> None:
         right = answered and (value or "").strip() == (keys.get(key) or "").strip()
         tally.answered[key] += answered
         tally.right[key] += right
-        tally.wrong_verified += answered and not right and got.status.value == "verified"
+        wrong = answered and not right and got.status.value == "verified"
+        tally.wrong_verified += wrong
+        tally.wrong_as_text += wrong and squash(value or "") != squash(keys.get(key) or "")
 
 
 def right_lines(doc: ParsedDocument, transcript: Path) -> list[tuple[float, bool]]:
@@ -370,12 +375,13 @@ def report(tallies: dict[str, Tally], args: argparse.Namespace) -> None:
         print(f"{source:10} {cells} {label} {per_key} {t.wall / n:7.2f} {t.cpu / n:6.2f}")
     if not args.no_rules:
         print(f"\nrules F1 ({'plain schema'}) " + " ".join(f"{k:>8}" for k in KEYS)
-              + "     all  wrong verified")  # fmt: skip
+              + "     all  wrong verified  (as text)")  # fmt: skip
         for source, t in tallies.items():
             f1 = [_f1(t.right[k], t.answered[k], t.keys[k]) for k in KEYS]
             every = _f1(sum(t.right.values()), sum(t.answered.values()), sum(t.keys.values()))
             cells = " ".join(f"{v:8.1f}" for v in f1)
-            print(f"{source:10}{'':16} {cells} {every:7.1f} {t.wrong_verified:6}")
+            wrong = f"{t.wrong_verified:6} {t.wrong_as_text:16}"
+            print(f"{source:10}{'':16} {cells} {every:7.1f} {wrong}")
     if args.calibrate:
         for source, t in tallies.items():
             if not t.calib:

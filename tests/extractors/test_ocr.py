@@ -250,6 +250,28 @@ def test_a_receipt_s_labels_and_their_far_off_figures_read_in_rows() -> None:
     ]
 
 
+def test_a_line_that_ends_in_a_figure_reads_as_one_row_beside_a_block_of_text() -> None:
+    # A till receipt set in three columns: labels, the currency, the amounts, with a two-line
+    # note stacked beside them. Read by columns (the XY-cut of a page with a text block), the
+    # labels, the "RM"s and the amounts would each come as a run; a line that ends in a figure
+    # is one printed row, its cells read together.
+    rows = [("TOTAL :", "39.80"), ("CASH", "50.00"), ("CHANGE:", "10.20")]
+    words = [
+        _word("Goods sold are", 100, 20, (1, 1, 1)),
+        _word("not returnable", 100, 52, (1, 1, 2)),
+    ]
+    for i, (label, value) in enumerate(rows):
+        key = (1, 1, i + 3)
+        y = 200.0 + 40 * i
+        words += [_word(label, 100, y, key), _word("RM", 500, y, key), _word(value, 800, y, key)]
+    read = page_rows(words, 1, 1.0, (1000.0, 400.0))
+    assert [r["text"] for r in read] == [
+        "Goods sold are",
+        "not returnable",
+        *(cell for label, value in rows for cell in (label, "RM", value)),
+    ]
+
+
 def test_line_confidence_leaves_out_marks_without_letters_or_digits() -> None:
     line = (1, 1, 1)
     bullet = [_word("•", 100, 100, line, conf=0.1), _word("Python", 130, 100, line, conf=0.8)]

@@ -4,7 +4,9 @@ Lines: the engine's lines, split where two words are more than 1.5 line heights 
 join the columns of a form or a table into one line). A segment and its neighbour on the line
 are a pair (a label and its value, two cells of a row) when less than 8 line heights apart, or
 however far apart when the neighbour is a figure ("TOTAL" at a receipt's left edge, "4.90" at its
-right): a pair reads in its row, not down a column of labels and then one of figures.
+right): a pair reads in its row, not down a column of labels and then one of figures. A line
+whose last segment is a figure ("TOTAL :" | "RM" | "39.80") is one printed row: its segments go
+to the reading order as one box, so no column cut runs between them.
 Segments stacked left-aligned or centred less than a line height apart form a block (a
 paragraph, an address, a receipt's centred header); the blocks go through the text layer's
 reading order (the XY-cut of :mod:`..pymupdf_parser`), so a column of text reads down and a form
@@ -78,28 +80,35 @@ def page_rows(
         word = replace(word, text=read_word(word.text))
         by_line.setdefault(word.line, []).append(word)
     segments: list[list[OcrWord]] = []
+    rows: list[list[list[OcrWord]]] = []  # lines that end in a figure: their segments, a row
     paired: set[int] = set()  # ids of segments with a close neighbour on their line
-    gaps: list[tuple[list[OcrWord], list[OcrWord], float]] = []  # neighbours, line heights apart
     for line_words in by_line.values():
         line_words.sort(key=lambda w: w.box[0])
         height = _height(line_words)
-        segment = [line_words[0]]
+        parts, apart = [[line_words[0]]], []  # segments; line heights between neighbours
         for prev, word in itertools.pairwise(line_words):
             gap = word.box[0] - prev.box[2]
             if gap > _SPLIT_GAP * height:
-                segments.append(segment)
-                segment = [word]
-                gaps.append((segments[-1], segment, gap / height))
+                parts.append([word])
+                apart.append(gap / height)
             else:
-                segment.append(word)
-        segments.append(segment)
-    for left, right, heights in gaps:
-        if heights < _PAIR_GAP or _FIGURE.fullmatch(" ".join(w.text for w in right)):
-            paired.update((id(left), id(right)))
+                parts[-1].append(word)
+        if len(parts) > 1 and _figure(parts[-1]):
+            rows.append(parts)
+            continue
+        segments += parts
+        for (left, right), heights in zip(itertools.pairwise(parts), apart, strict=True):
+            if heights < _PAIR_GAP or _figure(right):
+                paired.update((id(left), id(right)))
     blocks = _stack(segments, paired)
-    boxes = [_union([_seg_box(s) for s in b]) for b in blocks]
-    order = reading_order(boxes, [len(b) > 1 for b in blocks])
+    boxes = [_union([_seg_box(s) for s in b]) for b in [*blocks, *rows]]
+    order = reading_order(boxes, [len(b) > 1 for b in blocks] + [False] * len(rows))
+    blocks += rows
     return [_row(seg, page_no, to_page, size, rate) for i in order for seg in blocks[i]]
+
+
+def _figure(segment: Sequence[OcrWord]) -> bool:
+    return bool(_FIGURE.fullmatch(" ".join(w.text for w in segment)))
 
 
 def _stack(segments: list[list[OcrWord]], paired: set[int]) -> list[list[list[OcrWord]]]:
