@@ -40,6 +40,16 @@ def test_the_cells_of_one_printed_row_are_the_merchants_name() -> None:
     assert result.fields["total"].value == "33.90"
 
 
+def test_a_large_name_whose_box_reaches_into_the_address_under_it_is_not_one_row_with_it() -> None:
+    document = receipt([TOP[0], TOP[2], TOP[1], TOP[3], ["TOTAL", "RM 33.90"], *PAID])
+    # centred, the name set large above a narrower address: its box reaches into line 2's
+    document.lines.loc[0, ["x0", "y0", "x1", "y1"]] = (20.0, 8.0, 380.0, 50.0)
+    document.lines.loc[1, ["x0", "x1"]] = (60.0, 340.0)
+    result = read(document)
+    assert result.fields["company"].value == "KEDAI RUNCIT MAJU SDN BHD"
+    assert result.fields["address"].value == "NO 12, JALAN MAWAR 3, 81100 JOHOR BAHRU"
+
+
 def test_a_date_printed_on_the_names_row_stays_apart_from_the_name() -> None:
     rows = [["UNIHAKKA INTERNATIONAL SDN BHD", "12 Mar2018 18:19"], *TOP[1:], ["TOTAL", "8.20"]]
     result = read(receipt(rows))

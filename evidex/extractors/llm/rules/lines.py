@@ -24,6 +24,7 @@ class Line:
     text: str
     size: float
     x0: float
+    x1: float
     y0: float
     y1: float
     ocr: float = math.nan  # the OCR confidence its text was read with; NaN: not read by OCR
@@ -69,7 +70,7 @@ class Lines:
 
     def __init__(self, document: ParsedDocument) -> None:
         df = document.lines[document.lines["visible"].astype(bool)]
-        columns = ("line", "page", "text", "font_size", "x0", "y0", "y1")
+        columns = ("line", "page", "text", "font_size", "x0", "x1", "y0", "y1")
         ocr = df["ocr_confidence"] if "ocr_confidence" in df else [math.nan] * len(df)
         rows = zip(*(df[c].tolist() for c in columns), list(ocr), strict=True)
         self.rows = [

@@ -47,6 +47,7 @@ _CARD = re.compile(
     r"(?i)^\W*(?:visa|master\s*card|amex|credit\s*card|debit\s*card|card|e-?wallet)\b"
 )
 _ROUNDING = re.compile(r"(?i)^(?!.*\btotal\b).*\b(?:round(?:ing)?|rnd)\b")
+_STACKED = 0.1  # of the narrower line: cells of one row stand side by side, not over each other
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,13 +135,18 @@ def close(a: float, b: float) -> bool:
 def row_cells(rows: list[Line]) -> dict[int, list[Line]]:
     """Line index -> the other lines printed on its row: cells a parser read apart ("Total due"
     | "19.953,80 €", "CASH" | "70.30"). Lines whose heights overlap by half the smaller one
-    share a row; a line without a position shares none."""
+    share a row, unless they stand over each other (across more than :data:`_STACKED` of the
+    narrower one: a large name over its address, whose boxes reach into each other); a line
+    without a position shares none."""
     out: dict[int, list[Line]] = {}
     ordered = sorted((r for r in rows if not math.isnan(r.y0 + r.y1)), key=lambda r: (r.page, r.y0))
     for i, a in enumerate(ordered):
         for b in ordered[i + 1 :]:
             if b.page != a.page or b.y0 >= a.y1:
                 break
+            across = min(a.x1, b.x1) - max(a.x0, b.x0)
+            if across > _STACKED * min(a.x1 - a.x0, b.x1 - b.x0):
+                continue
             if min(a.y1, b.y1) - max(a.y0, b.y0) >= 0.5 * min(a.y1 - a.y0, b.y1 - b.y0):
                 out.setdefault(a.index, []).append(b)
                 out.setdefault(b.index, []).append(a)
