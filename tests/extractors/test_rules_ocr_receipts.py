@@ -64,6 +64,8 @@ def test_a_date_printed_on_the_names_row_stays_apart_from_the_name() -> None:
         ("TOTAL ROUNDED", "RM 33 .90", "33.90"),
         ("TO TAL", "RM 33.90", "33.90"),
         ("Tota l :", "33. 90", "33.90"),
+        ("TOTAL :", "RM33.90", "33.90"),  # the quote takes the currency run into it
+        ("TotalAmount:", "RM33.90", "33.90"),
     ],
 )
 def test_a_total_spaced_out_by_ocr_is_read_whole(label: str, amount: str, value: str) -> None:

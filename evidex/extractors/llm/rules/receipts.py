@@ -106,6 +106,14 @@ def _dates(line: Line) -> list[Match]:
     return spaced_dates(line.text) if line.read_by_ocr else find_dates(line.text)
 
 
+def _token_start(text: str, start: int) -> int:
+    """Where the word holding ``text[start]`` starts: a quote starts at a word's start
+    ("RM33.90", a currency OCR ran into its amount)."""
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    return start
+
+
 def _token_end(text: str, end: int) -> int:
     """Where the word holding ``text[end - 1]`` ends: a quote stops at a word's end."""
     while end < len(text) and not text[end].isspace():
@@ -124,8 +132,9 @@ class _Total:
 
 def _loose(pattern: re.Pattern[str]) -> re.Pattern[str]:
     """``pattern`` with its words "total" and "rounded" also matched as an OCR engine splits
-    them ("TO TAL", "Tota l", "ROUNDE D")."""
-    source = pattern.pattern
+    them ("TO TAL", "Tota l", "ROUNDE D"), and "total" run into the capital of the next word
+    ("TotalAmount", "TotalRM": PP-OCR drops spaces between words)."""
+    source = pattern.pattern.replace(r"total\b", r"total(?:\b|(?=(?-i:[A-Z])))")
     for word in ("total", "rounded"):
         source = source.replace(word, r"\s?".join(word))
     return re.compile(source)
@@ -337,7 +346,7 @@ class ReceiptFinder:
         if paid is not None:
             line, match = paid
         label = _total_words(line).search(line.text)  # quoted with its label on one line
-        first = min(label.start(), match.start) if label else match.start
+        first = min(label.start(), match.start) if label else _token_start(line.text, match.start)
         return [Hit((1, -1), line, match, (first, match.end))]
 
     def _cash_paid(self) -> tuple[float, str] | None:
