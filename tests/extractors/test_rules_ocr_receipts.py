@@ -132,6 +132,18 @@ def test_a_date_spaced_out_by_ocr_is_read_whole(printed: str, value: str) -> Non
     assert (date.value["original"], date.line_start) == (value, 5)
 
 
+def test_a_code_run_into_a_date_s_shape_and_an_hour_after_a_year_are_no_date() -> None:
+    # a product code "HC03-7 - 15" is no date; "12-01-19 21:13" is the 12th, not the year 1921
+    rows = [*TOP, ["HC03-7 - 15"], ["TOTAL", "RM 33.90"], *PAID, ["12-01-19 21:13 SH01 ZK09"]]
+    date = read(receipt(rows)).fields["date"]
+    assert isinstance(date.value, dict)
+    assert (date.value["original"], date.value["iso"], date.line_start) == (
+        "12-01-19",
+        "2019-01-12",
+        12,
+    )
+
+
 def test_spaces_in_a_text_layers_numbers_are_not_closed_up() -> None:
     assert [d.value["original"] for d in find_dates("Ref 1 1/01/2019")] == ["1/01/2019"]
     assert [d.written for d in spaced_dates("Ref 1 1/01/2019")] == ["11/01/2019"]

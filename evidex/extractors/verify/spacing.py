@@ -19,16 +19,16 @@ import unicodedata
 
 from evidex.extractors.verify.readings import EN_MONTHS
 
-__all__ = ["closed_up", "same_but_spacing"]
+__all__ = ["SPACED_DATE", "closed_up", "same_but_spacing"]
 
 # a decimal amount with a stray space around its point or between its decimals ("64. 1 5",
 # "33 .90"), never a plain list of numbers ("5.00 6.00": no space inside either)
 _DECIMAL = re.compile(r"(?<![\d.,])(\d{1,9})( ?)([.,])( ?)(\d)( ?)(\d)(?!\d)")
 # a numeric date with stray spaces in its parts or around its separators ("1 8/01/201 8",
-# "5/ 3 /201 8"); the year of four digits (not an hour's two run on: "1 9 2 1 : 13"), or of
-# two when no digit follows but a time's
-_DATE = re.compile(
-    r"(?<!\d)(?<!\d )(\d(?: ?\d)?) ?([/.-]) ?(\d(?: ?\d)?) ?\2 ?"
+# "5/ 3 /201 8"), not run on from a code ("HC03-7 - 15"); the year of four digits (not an
+# hour's two run on: "1 9 2 1 : 13"), or of two when no digit follows but a time's
+SPACED_DATE = re.compile(
+    r"(?<![\dA-Za-z])(?<!\d )(\d(?: ?\d)?) ?([/.-]) ?(\d(?: ?\d)?) ?\2 ?"
     r"((?:1 ?9|2 ?0) ?\d ?\d(?!\d)(?!\s*:)|\d ?\d(?=\s*$|\s*[^\d\s:]|\s+\d ?\d? ?:))"
 )
 # a month's name run into its day and year ("05Mar2018", "12 Mar2018", "05Mar201818:24")
@@ -43,7 +43,7 @@ def closed_up(quote: str) -> str:
     """``quote`` with the spaces OCR put inside a decimal amount or a numeric date taken out,
     and a month's name run into its day and year spaced as a date ("05 Mar 2018")."""
     text = _DECIMAL.sub(lambda m: m[1] + m[3] + m[5] + m[7], quote)
-    text = _DATE.sub(_closed_date, text)
+    text = SPACED_DATE.sub(_closed_date, text)
     return _GLUED_MONTH.sub(_spaced_month, text)
 
 

@@ -16,6 +16,8 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from evidex.extractors.verify.spacing import SPACED_DATE
+
 from .match import Match
 
 __all__ = [
@@ -128,20 +130,14 @@ def find_dates(text: str) -> list[Match]:
     return out
 
 
-# A date an OCR engine spaced out: "1 8/01/201 8", "5/ 3 /201 8", "1 2-01 - 1 9".
-_SPACED = re.compile(
-    r"(?<![\d/.-])\d(?: ?\d)? ?(?P<s>[/.-]) ?\d(?: ?\d)? ?(?P=s) ?"
-    r"(?:(?:19|20) ?\d ?\d|\d ?\d)(?![\d/.-])"
-)
-
-
 def spaced_dates(text: str) -> list[Match]:
-    """The dates of a line an OCR engine read, also those it spaced out, read without the
-    spaces (``written``) and quoted as read; one wins over a reading of part of it
+    """The dates of a line an OCR engine read, also those it spaced out (as verification reads
+    them: :data:`~evidex.extractors.verify.spacing.SPACED_DATE`), read without the spaces
+    (``written``) and quoted as read; one wins over a reading of part of it
     ("1/01/2019" of "1 1/01/2019"). Only for OCR text: in a text layer "1 1/01/2019" is a
     number and a date."""
     found = find_dates(text)
-    for m in _SPACED.finditer(text):
+    for m in SPACED_DATE.finditer(text):
         close = m.group().replace(" ", "")
         read = find_dates(close)
         if close == m.group() or not read or (read[0].start, read[0].end) != (0, len(close)):
