@@ -59,6 +59,7 @@ from .meaning import Concept
 from .money import closed_up, parse_amount
 from .ocr_text import misread, tidied
 from .payment import Payment, accounted, amount_of, close, payment, row_cells
+from .total_labels import NOT_TOTAL, final_words, names_a_part, total_words
 
 __all__ = ["OCR_SURE", "ReceiptFinder"]
 
@@ -71,33 +72,15 @@ OCR_SURE = 0.95
 _AMOUNT = re.compile(
     r"(?:[€$£¥]\s?)?(?<![\d.,/-])\d{1,3}(?:[,.\s]\d{3})*[.,]\d{2}(?![\d%]|[.,/-]\d)"
 )
-_TOTAL_WORDS = re.compile(
-    r"(?i)\b(?:(?:grand|nett?|rounded|round(?:ed)?\s*d?|final)\s*)?total\b|\bamount\s+(?:due|"
-    r"payable)\b|\bbalance\s+due\b|\btotal\s+(?:due|payable|amount)\b"
-)
 # a date another label owns: not the date of the sale
 _OTHER_DATE = re.compile(
     r"(?i)\b(?:due|expir\w*|valid|deliver\w*|ship\w*|birth|until|period|start|end|from)\b"
-)
-_FINAL = re.compile(
-    r"(?i)\b(?:grand|nett?|rounded|round(?:ed)?\s*d?|final)\s*total\b|\bamount\s+(?:due|"
-    r"payable)\b|\bbalance\s+due\b|\btotal\s+(?:due|payable|rounded)\b"
-)
-# "Inclusive of GST", also as an OCR engine reads its capital I ("lnclusive")
-# with its rate between ("Incl. 6% GST"), and a stray mark OCR read after "Incl" ("Incl , GST")
-_INCLUDED = re.compile(
-    r"(?i)\b(?:[il1]ncl(?:usive|uding|udes?|\.)?)[\s.,]*(?:of\s+)?(?:\d+(?:[.,]\d+)?\s*%?\s*)?"
-    r"(?:gst|vat|sst|tax)\b"
 )
 # what may stand before an amount on the line under its label: a currency ("RM 37.10")
 _CURRENCY_LEAD = re.compile(r"\s*(?:[A-Z]{2,3}\.?\s?|[€$£¥]\s?)?")
 _SUMMARY = re.compile(r"(?i)\b(?:gst|tax|vat|sst)\s+(?:summary|code)\b|\bsummary\b")
 _MONEY_LINE = re.compile(
     r"(?i)\b(?:total|sub\s*-?\s*total|cash|change|amount|rounding|gst|tax|vat|paid|due)\b"
-)
-_NOT_TOTAL = re.compile(
-    r"(?i)\b(?:sub|subtotal|sub-total|excl\w*|before|qty|quantity|items?|pcs|tax|gst|vat|sst|"
-    r"discounts?|disc|savings?|saved|cash|change|tender\w*|points?|weight|units?)\b"
 )
 
 
@@ -128,29 +111,6 @@ class _Total:
     label: Line
     line: Line
     amount: Match
-
-
-def _loose(pattern: re.Pattern[str]) -> re.Pattern[str]:
-    """``pattern`` with its words "total" and "rounded" also matched as an OCR engine splits
-    them ("TO TAL", "Tota l", "ROUNDE D"), and "total" run into the capital of the next word
-    ("TotalAmount", "TotalRM": PP-OCR drops spaces between words)."""
-    source = pattern.pattern.replace(r"total\b", r"total(?:\b|(?=(?-i:[A-Z])))")
-    for word in ("total", "rounded"):
-        source = source.replace(word, r"\s?".join(word))
-    return re.compile(source)
-
-
-_LOOSE_TOTAL_WORDS = _loose(_TOTAL_WORDS)
-_LOOSE_FINAL = _loose(_FINAL)
-
-
-def _total_words(line: Line) -> re.Pattern[str]:
-    """The words that name a total, as loose as the way ``line`` was read calls for."""
-    return _LOOSE_TOTAL_WORDS if line.read_by_ocr else _TOTAL_WORDS
-
-
-def _final_words(line: Line) -> re.Pattern[str]:
-    return _LOOSE_FINAL if line.read_by_ocr else _FINAL
 
 
 def _amounts(line: Line) -> list[Match]:
@@ -304,10 +264,9 @@ class ReceiptFinder:
         for line in self.lines.rows:
             if out and _SUMMARY.search(line.text):
                 break
-            if not _total_words(line).search(line.text):
+            if not total_words(line).search(line.text):
                 continue
-            label = _INCLUDED.sub(" ", line.text)
-            if _NOT_TOTAL.search(label.split(":")[0] if ":" in label else label):
+            if names_a_part(line.text):
                 continue
             amounts = _amounts(line)
             if len({amount_of(a.value) for a in amounts}) > 1:
@@ -335,7 +294,7 @@ class ReceiptFinder:
         amount is due or final (``AMOUNT DUE``, ``GRAND TOTAL``, ``ROUNDED TOTAL``, ``NETT
         TOTAL``), else a plain ``TOTAL``."""
         found = self._total_lines()
-        final = [t for t in found if _final_words(t.label).search(t.label.text)]
+        final = [t for t in found if final_words(t.label).search(t.label.text)]
         chosen = final or found
         if not chosen:
             return self._paid_alone()
@@ -345,7 +304,7 @@ class ReceiptFinder:
         paid = self._paid_instead(chosen[-1])
         if paid is not None:
             line, match = paid
-        label = _total_words(line).search(line.text)  # quoted with its label on one line
+        label = total_words(line).search(line.text)  # quoted with its label on one line
         first = min(label.start(), match.start) if label else _token_start(line.text, match.start)
         return [Hit((1, -1), line, match, (first, match.end))]
 
@@ -398,7 +357,7 @@ class ReceiptFinder:
             if (figure := amount_of(read.value)) is not None and close(figure, amount)
         ]
         texts = self._row_texts()
-        plain = [(line, read) for line, read in found if not _NOT_TOTAL.search(texts[line.index])]
+        plain = [(line, read) for line, read in found if not NOT_TOTAL.search(texts[line.index])]
         return (plain or found)[0] if found else None
 
     def total_doubt(self, line: Line, value: Any) -> str:
@@ -441,13 +400,13 @@ class ReceiptFinder:
                 " a table's row, which need not be the receipt's total"
             )
         beside = [r for r in row if r.x0 < line.x0]
-        if not any(_total_words(r).search(r.text) for r in (line, *beside)):
+        if not any(total_words(r).search(r.text) for r in (line, *beside)):
             return (
                 f"the amount is read from line {line.no}, under a total label on a line of its "
                 "own, so which label it belongs to is not printed"
             )
         later = [r for r in pay.rounding if r.below(line) and r.amount >= 0.005]
-        if later and not any(_final_words(r).search(r.text) for r in (line, *beside)):
+        if later and not any(final_words(r).search(r.text) for r in (line, *beside)):
             return (
                 f"a rounding of {later[0].amount:.2f} (line {later[0].line}) follows this total, "
                 "so the amount paid may be the rounded one"

@@ -1,0 +1,62 @@
+"""The words that name a receipt's total ("TOTAL", "NETT TOTAL", "AMOUNT DUE"), those that say
+it is the final one ("GRAND TOTAL", "ROUNDED TOTAL"), and those that name a part of it or what
+was handed over ("SUB TOTAL", "TOTAL GST", "CASH"), as a text layer prints them and as an OCR
+engine reads them. Pure."""
+
+from __future__ import annotations
+
+import re
+
+from .lines import Line
+
+__all__ = ["NOT_TOTAL", "final_words", "names_a_part", "total_words"]
+
+_TOTAL_WORDS = re.compile(
+    r"(?i)\b(?:(?:grand|nett?|rounded|round(?:ed)?\s*d?|final)\s*)?total\b|\bamount\s+(?:due|"
+    r"payable)\b|\bbalance\s+due\b|\btotal\s+(?:due|payable|amount)\b"
+)
+_FINAL = re.compile(
+    r"(?i)\b(?:grand|nett?|rounded|round(?:ed)?\s*d?|final)\s*total\b|\bamount\s+(?:due|"
+    r"payable)\b|\bbalance\s+due\b|\btotal\s+(?:due|payable|rounded)\b"
+)
+# "Inclusive of GST", also as an OCR engine reads its capital I ("lnclusive"), with its rate
+# between ("Incl. 6% GST") or a stray mark OCR read after "Incl" ("Incl , GST")
+_INCLUDED = re.compile(
+    r"(?i)\b(?:[il1]ncl(?:usive|uding|udes?|\.)?)[\s.,]*(?:of\s+)?(?:\d+(?:[.,]\d+)?\s*%?\s*)?"
+    r"(?:gst|vat|sst|tax)\b"
+)
+NOT_TOTAL = re.compile(
+    r"(?i)\b(?:sub|subtotal|sub-total|excl\w*|before|qty|quantity|items?|pcs|tax|gst|vat|sst|"
+    r"discounts?|disc|savings?|saved|cash|change|tender\w*|points?|weight|units?)\b"
+)
+
+
+def _loose(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """``pattern`` with its words "total" and "rounded" also matched as an OCR engine splits
+    them ("TO TAL", "Tota l", "ROUNDE D"), and "total" run into the capital of the next word
+    ("TotalAmount", "TotalRM": PP-OCR drops spaces between words)."""
+    source = pattern.pattern.replace(r"total\b", r"total(?:\b|(?=(?-i:[A-Z])))")
+    for word in ("total", "rounded"):
+        source = source.replace(word, r"\s?".join(word))
+    return re.compile(source)
+
+
+_LOOSE_TOTAL_WORDS = _loose(_TOTAL_WORDS)
+_LOOSE_FINAL = _loose(_FINAL)
+
+
+def total_words(line: Line) -> re.Pattern[str]:
+    """The words that name a total, as loose as the way ``line`` was read calls for."""
+    return _LOOSE_TOTAL_WORDS if line.read_by_ocr else _TOTAL_WORDS
+
+
+def final_words(line: Line) -> re.Pattern[str]:
+    return _LOOSE_FINAL if line.read_by_ocr else _FINAL
+
+
+def names_a_part(text: str) -> bool:
+    """Whether a line that names a total names a part of it instead ("SUB TOTAL", "TOTAL
+    QTY"): its label (what comes before a colon) says so; a total that says it includes its tax
+    ("Total Incl. 6% GST") is still the total."""
+    label = _INCLUDED.sub(" ", text)
+    return bool(NOT_TOTAL.search(label.split(":")[0] if ":" in label else label))
