@@ -46,6 +46,29 @@ def _scrape(stack: Service) -> Scraped:
     return {(s.name, tuple(sorted(s.labels.items()))): s.value for s in stack.metrics()}
 
 
+def _ended(scraped: Scraped) -> float:
+    return sum(v for (name, _), v in scraped.items() if name == "evidex_jobs_total")
+
+
+def _counted(stack: Service, ended: float | None = None) -> Scraped:
+    """The figures once the workers have counted every job that ended (``ended`` of them, or as
+    many as stop changing for a second): a worker counts a job just after storing its final
+    state, so a client that saw it end may scrape a moment before it is counted."""
+    scraped, steady = _scrape(stack), time.monotonic()
+    deadline = steady + 30
+    while time.monotonic() < deadline:
+        if ended is not None and _ended(scraped) >= ended:
+            return scraped
+        if ended is None and time.monotonic() - steady >= 1.0:
+            return scraped
+        time.sleep(0.1)
+        again = _scrape(stack)
+        if _ended(again) != _ended(scraped):
+            steady = time.monotonic()
+        scraped = again
+    return scraped
+
+
 def _openai_reply() -> Reply:
     lines = PyMuPDFParser().parse(INVOICE.read_bytes(), "invoice.pdf").lines
     body = copy.deepcopy(fixture("responses_completed"))
@@ -132,7 +155,7 @@ def test_metrics_count_the_workers_jobs_stages_and_tokens(
     assert httpx.get(f"{stack.base}/metrics").status_code == 401
     bad = httpx.get(f"{stack.base}/metrics", headers={"Authorization": f"Bearer {stack.key}"})
     assert bad.status_code == 401  # an API key is not the metrics token
-    before = _scrape(stack)
+    before = _counted(stack)
     openai_wire.add(RESPONSES, _openai_reply(), Reply(200, fixture("responses_refusal")))
     with _client(stack) as evidex:
         jobs = [
@@ -142,7 +165,7 @@ def test_metrics_count_the_workers_jobs_stages_and_tokens(
         ]
         ended = [evidex.wait(job) for job in jobs]
     assert sorted(j.status for j in ended) == ["failed", "succeeded", "succeeded"]
-    after = _scrape(stack)
+    after = _counted(stack, _ended(before) + len(jobs))
 
     def delta(name: str, **labels: str) -> float:
         key = (name, tuple(sorted(labels.items())))
