@@ -384,8 +384,8 @@ def report(tallies: dict[str, Tally], args: argparse.Namespace) -> None:
             f1 = [_f1(t.right[k], t.answered[k], t.keys[k]) for k in KEYS]
             every = _f1(sum(t.right.values()), sum(t.answered.values()), sum(t.keys.values()))
             cells = " ".join(f"{v:8.1f}" for v in f1)
-            misread = f"{t.wrong_verified:6} {t.wrong_as_text:16}"
-            print(f"{source:10}{'':16} {cells} {every:7.1f} {misread}")
+            wrongs = f"{t.wrong_verified:6} {t.wrong_as_text:16}"
+            print(f"{source:10}{'':16} {cells} {every:7.1f} {wrongs}")
     if args.calibrate:
         for source, t in tallies.items():
             if not t.calib:

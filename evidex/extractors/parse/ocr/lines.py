@@ -100,10 +100,10 @@ def page_rows(
         for (left, right), heights in zip(itertools.pairwise(parts), apart, strict=True):
             if heights < _PAIR_GAP or _figure(right):
                 paired.update((id(left), id(right)))
-    blocks = _stack(segments, paired)
-    boxes = [_union([_seg_box(s) for s in b]) for b in [*blocks, *rows]]
-    order = reading_order(boxes, [len(b) > 1 for b in blocks] + [False] * len(rows))
-    blocks += rows
+    stacked = _stack(segments, paired)
+    blocks = stacked + rows  # a row of cells is one printed line, never a paragraph
+    boxes = [_union([_seg_box(s) for s in b]) for b in blocks]
+    order = reading_order(boxes, [len(b) > 1 for b in stacked] + [False] * len(rows))
     return [_row(seg, page_no, to_page, size, rate) for i in order for seg in blocks[i]]
 
 
