@@ -22,7 +22,7 @@ from evidex.extractors.parse.images import image_type
 from evidex.extractors.parse.ocr import OcrParser, OcrWord, ScriptedEngine, find_tessdata
 from evidex.extractors.parse.ocr.calibrate import CURVES, calibrated
 from evidex.extractors.parse.ocr.choose import Reading, better, needs_second, quality
-from evidex.extractors.parse.ocr.prepare import MAX_SIDE, prepare
+from evidex.extractors.parse.ocr.prepare import MAX_SIDE, blank, prepare
 from evidex.extractors.parse.ocr.rapid import spaced_words
 from evidex.extractors.parse.probe import probe
 from evidex.extractors.pipeline import extract_parsed
@@ -263,6 +263,26 @@ def test_a_100_megapixel_photo_is_read_at_a_bounded_size() -> None:
     assert parsed.pages[["width", "height"]].values.tolist() == [[10_000, 10_000]]
     row = parsed.lines.iloc[0]
     assert abs(row["x0"] - 4000) < 20 and abs(row["x1"] - 6000) < 20  # the file's own pixels
+
+
+def _page(paper: int, ink: int, text: str, size: int) -> Image.Image:
+    """An A4 page at 300 dpi in grey ``paper`` with ``text`` in grey ``ink`` at ``size`` pixels."""
+    page = Image.new("L", (2480, 3509), paper)
+    ImageDraw.Draw(page).text((300, 300), text, fill=ink, font=ImageFont.load_default(size=size))
+    return page
+
+
+def test_a_blank_page_is_read_by_no_engine_and_faint_small_print_still_is() -> None:
+    grain = np.random.default_rng(7).integers(0, 12, (3509, 2480), dtype=np.uint8)
+    scanned_empty = Image.fromarray(np.full((3509, 2480), 240, np.uint8) - grain)
+    ImageDraw.Draw(scanned_empty).rectangle((1000, 1000, 1002, 1002), fill=0)  # a speck of dust
+    faint = _page(235, 200, "Total 9.00", 16)  # 4-point print, light grey on grey paper
+    assert blank(Image.new("L", (2480, 3509), 255)) and blank(scanned_empty)
+    assert not blank(faint) and not blank(_page(255, 0, "VOID", 40))
+    for page, reads in ((scanned_empty, 0), (faint, 1)):
+        engine = ScriptedEngine(lambda size: [])
+        parsed = OcrParser(engine=[engine]).parse(encoded(page, "PNG"), "page.png")
+        assert engine.reads == reads and len(parsed.lines) == 0 and parsed.page_count == 1
 
 
 @needs_tesseract

@@ -42,7 +42,7 @@ from evidex.extractors.parse.ocr.pages import (
     pages_to_ocr,
     read_text_layer,
 )
-from evidex.extractors.parse.ocr.prepare import prepare
+from evidex.extractors.parse.ocr.prepare import blank, prepare
 from evidex.extractors.parse.ocr.rapid import RapidOcr
 from evidex.extractors.parse.ocr.tesseract import Tesseract
 from evidex.extractors.parse.ocr.words import BoxPx, OcrEngine
@@ -217,8 +217,9 @@ class OcrParser:
 
     def read_page(self, job: _Job, filename: str) -> list[dict[str, Any]]:
         """One page's rows, read by the first engine, and by the next ones while the page
-        reads poorly (:func:`.choose.needs_second`); the best reading is kept."""
-        if min(job.image.size) < _MIN_SIDE:
+        reads poorly (:func:`.choose.needs_second`); the best reading is kept. A page too small
+        or blank (:func:`.prepare.blank`) has no rows and no engine runs on it."""
+        if min(job.image.size) < _MIN_SIDE or blank(job.image):
             return []
         what = f"page {job.page} of {filename}"
         best: Reading | None = None
