@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from receipt_cells import read, read_text, receipt, review
 
-from bench.receipts_verify import load_document, save_document
+from bench.ocr_cache import load_document, save_document
 from evidex.extractors.llm.rules.dates import find_dates, spaced_dates
 from evidex.extractors.llm.rules.money import closed_up
 from evidex.extractors.llm.rules.ocr_text import misread, tidied
@@ -244,4 +244,9 @@ def test_the_bench_cache_gives_back_the_line_table_it_stored(tmp_path: Path) -> 
     assert again.lines.to_dict("records") == document.lines.to_dict("records")
     assert again.pages.equals(document.pages)
     assert load_document(stored, "cd" * 32) is None  # another image: read again
+    body = json.loads(stored.read_text())
+    for row in body["lines"]:
+        del row["role"]
+    stored.write_text(json.dumps(body))
+    assert load_document(stored, "ab" * 32) is None  # stored before a column was added: again
     assert json.loads(stored.read_text())["engine"] == "auto"
