@@ -168,6 +168,15 @@ def test_a_run_together_date_line_ends_the_address() -> None:
     assert (address.value, address.line_start) == ("12, JALAN TAMPOI 7/4, 81200 JOHOR BAHRU", 4)
 
 
+@pytest.mark.parametrize("number", ["BR N0.: 0195932-X", "(C0-Reg-:860671-D)"])
+def test_a_registration_number_read_with_a_zero_for_an_o_is_no_part_of_the_address(
+    number: str,
+) -> None:
+    rows = [TOP[0], [number], TOP[2], ["GST ID. N0: 000181747712"], ["TOTAL", "RM 33.90"], *PAID]
+    address = read(receipt(rows)).fields["address"]
+    assert (address.value, address.line_start, address.line_end) == (TOP[2][0], 3, 3)
+
+
 def test_an_ocr_address_that_shows_a_misreading_goes_to_review() -> None:
     rows = [TOP[0], TOP[1], ["L0T 1851-A, JALAN KPB 6, 43300 SERI KEMBANGAN"], TOP[3]]
     address = read(receipt([*rows, ["TOTAL", "RM 33.90"], *PAID])).fields["address"]
