@@ -20,6 +20,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from evidex.extractors.verify.literals import literals
+
 __all__ = [
     "PREFERRED",
     "codes_of",
@@ -153,14 +155,7 @@ def issuer(code: str) -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def _mark_pattern() -> re.Pattern[str]:
-    marks = sorted(symbol_table(), key=len, reverse=True)
-    alternatives = []
-    for mark in marks:
-        body = re.escape(mark)
-        left = r"(?<![A-Za-z])" if mark[0].isalpha() else ""
-        right = r"(?![A-Za-z])" if mark[-1].isalpha() else ""
-        alternatives.append(left + body + right)
-    return re.compile("|".join(alternatives))
+    return literals(symbol_table(), edges="letters")
 
 
 _NUMBER_AFTER = re.compile(r"\.?\s?[-+]?\d")

@@ -34,6 +34,7 @@ from functools import lru_cache
 from typing import Any
 
 from evidex.extractors.verify.currency import currency_marks, issuer, main_locales, symbol_table
+from evidex.extractors.verify.literals import literals
 
 __all__ = ["Cue", "Order", "ends_in_legal_form", "settle_order", "territory_order"]
 
@@ -90,6 +91,13 @@ def _country_names() -> dict[str, str]:
         if own and len(own) >= 4 and len(code) == 2:
             out.setdefault(own.lower(), code)
     return out
+
+
+@lru_cache(maxsize=1)
+def _any_country_name() -> re.Pattern[str]:
+    """Whether a line names a country at all: most lines do not, and looking for each name in
+    turn on every line of a long document costs seconds."""
+    return literals(_country_names())
 
 
 def _english_name(territory: str) -> str:
@@ -162,8 +170,7 @@ def _regions() -> tuple[dict[str, frozenset[str]], dict[str, re.Pattern[str]]]:
 
 @lru_cache(maxsize=1)
 def _region_pattern() -> re.Pattern[str]:
-    names = sorted(_regions()[0], key=len, reverse=True)
-    return re.compile(rf"(?i)(?<![A-Za-z])(?:{'|'.join(map(re.escape, names))})(?![A-Za-z])")
+    return literals(_regions()[0], edges="always", flags=re.IGNORECASE)
 
 
 _AMOUNTISH = re.compile(r"\d[\d,.]*[.,]\d{2}(?!\d)")
@@ -222,7 +229,7 @@ def _line_cues(text: str) -> list[Cue]:
             where = ", ".join(sorted(_english_name(t) for t in territories)[:3])
             out.append(Cue(order, f"prints the company form {m.group().strip()!r} ({where})", 3))
     lowered = text.lower().strip(" .,;")
-    names = _country_names()
+    names = _country_names() if _any_country_name().search(lowered) else {}
     for name, code in names.items():
         if name not in lowered:
             continue
