@@ -1,7 +1,8 @@
-"""Settling a document's day/month order from its cues (currency marks, region and country
-names, ...: ``verify/locales.settle_order``) with the patterns as tries (``verify/literals``),
-beside the plain alternations they replaced, on the same lines in the same run: the samples'
-lines, and the CUAD contracts of ``shared/eval`` when present (the longest documents there).
+"""Settling a document's day/month order from its cues (currency marks, company forms, region
+and country names: ``verify/locales.settle_order``) with the patterns as tries
+(``verify/literals``), beside the plain alternations they replaced, on the same lines in the same
+run: the samples' lines, and the CUAD contracts of ``shared/eval`` when present (the longest
+documents there).
 
     .venv/bin/python -m bench.locale_cues [--contracts N]
 
@@ -23,14 +24,16 @@ from evidex.extractors.verify.currency import symbol_table
 from evidex.extractors.verify.literals import Edges
 
 
-def alternation(strings: list[str], edges: Edges, flags: int = 0) -> re.Pattern[str]:
+def alternation(
+    strings: list[str], edges: Edges, flags: int = 0, between: str = ""
+) -> re.Pattern[str]:
     """The plain alternation of ``strings``, longest first, that a trie stands for."""
     out = []
     for text in sorted(strings, key=len, reverse=True):
         left = edges == "always" or (edges == "letters" and text[0].isalpha())
         right = edges == "always" or (edges == "letters" and text[-1].isalpha())
         before, after = r"(?<![A-Za-z])" if left else "", r"(?![A-Za-z])" if right else ""
-        out.append(before + re.escape(text) + after)
+        out.append(before + between.join(re.escape(c) for c in text) + after)
     return re.compile("|".join(out), flags)
 
 
@@ -41,14 +44,29 @@ def plain_patterns() -> Iterator[None]:
     marks = alternation(list(symbol_table()), "letters")
     regions = alternation(list(locales._regions()[0]), "always", re.IGNORECASE)
     every_line = re.compile("")
-    saved = currency._mark_pattern, locales._region_pattern, locales._any_country_name
+    _, forms = locales._legal_forms()
+    keys = sorted(forms, key=len, reverse=True)
+    alternatives = "|".join(r"[.\s]*".join(re.escape(c) for c in key) for key in keys)
+    legal = re.compile(rf"(?i)(?<![A-Za-z])(?:{alternatives})\.?(?=\s*(?:[)(,;]|$))")
+    saved = (
+        currency._mark_pattern,
+        locales._region_pattern,
+        locales._any_country_name,
+        locales._legal_forms,
+    )
     currency._mark_pattern = lambda: marks  # type: ignore[assignment]
     locales._region_pattern = lambda: regions  # type: ignore[assignment]
     locales._any_country_name = lambda: every_line  # type: ignore[assignment]
+    locales._legal_forms = lambda: (legal, forms)  # type: ignore[assignment]
     try:
         yield
     finally:
-        currency._mark_pattern, locales._region_pattern, locales._any_country_name = saved
+        (
+            currency._mark_pattern,
+            locales._region_pattern,
+            locales._any_country_name,
+            locales._legal_forms,
+        ) = saved
 
 
 def documents(contracts: int) -> list[tuple[str, list[str]]]:

@@ -12,7 +12,7 @@ import pytest
 from bench.locale_cues import alternation
 from evidex.extractors.verify.currency import symbol_table
 from evidex.extractors.verify.literals import Edges, literals
-from evidex.extractors.verify.locales import _regions
+from evidex.extractors.verify.locales import _legal_forms, _regions
 
 
 def found(pattern: re.Pattern[str], text: str) -> list[tuple[int, str]]:
@@ -61,3 +61,13 @@ def test_region_names_are_found_as_their_alternation_finds_them() -> None:
     plain = alternation(names, "always", re.IGNORECASE)
     for text in _packed(names, 2):
         assert found(trie, text) == found(plain, text), text
+
+
+def test_company_forms_spelled_with_dots_and_spaces_are_found_as_before() -> None:
+    pattern, forms = _legal_forms()
+    plain = alternation(list(forms), "always", re.IGNORECASE, r"[.\s]*")
+    before = re.compile(rf"(?:{plain.pattern})\.?(?=\s*(?:[)(,;]|$))", re.IGNORECASE)
+    texts = [*_packed(list(forms), 3), "ACME S.D.N B.H.D", "Acme Sdn. Bhd.", "Muster GmbH, Berlin"]
+    assert found(pattern, "Muster GmbH, Berlin") == [(7, "GmbH")]
+    for text in texts:
+        assert found(pattern, text) == found(before, text), text

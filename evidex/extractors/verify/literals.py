@@ -29,8 +29,11 @@ _Node = dict[str, "_Node"]
 _END = ""  # a key no character takes: a string ends at this node
 
 
-def literals(strings: Iterable[str], edges: Edges = "none", flags: int = 0) -> re.Pattern[str]:
-    """A pattern matching any of ``strings`` (none empty), its ``edges`` held."""
+def literals(
+    strings: Iterable[str], edges: Edges = "none", flags: int = 0, between: str = ""
+) -> re.Pattern[str]:
+    r"""A pattern matching any of ``strings`` (none empty), its ``edges`` held; ``between``: a
+    pattern allowed between two characters of a string (``[.\s]*``: "S.D.N B.H.D")."""
     root: _Node = {}
     for text in strings:
         node = root
@@ -40,7 +43,7 @@ def literals(strings: Iterable[str], edges: Edges = "none", flags: int = 0) -> r
     branches = []
     for char, child in sorted(root.items()):
         left = _LEFT if _edged(edges, char) else ""
-        branches.append(re.escape(char) + left + _body(child, char, edges))
+        branches.append(re.escape(char) + left + _body(child, char, edges, between))
     return re.compile("|".join(branches), flags)
 
 
@@ -48,11 +51,11 @@ def _edged(edges: Edges, char: str) -> bool:
     return edges == "always" or (edges == "letters" and char.isalpha())
 
 
-def _body(node: _Node, edge: str, edges: Edges) -> str:
+def _body(node: _Node, edge: str, edges: Edges, between: str) -> str:
     """What may follow a node reached by the character ``edge``: the longer strings first,
     then the end of the one that stops here."""
     branches = [
-        re.escape(char) + _body(child, char, edges)
+        between + re.escape(char) + _body(child, char, edges, between)
         for char, child in sorted(node.items())
         if char != _END
     ]

@@ -136,10 +136,8 @@ def _legal_forms() -> tuple[re.Pattern[str], dict[str, frozenset[str]]]:
             key = re.sub(r"[^a-z]", "", term.lower())
             if len(key) >= 3:
                 forms.setdefault(key, set()).add(code)
-    alternatives = []
-    for key in sorted(forms, key=len, reverse=True):
-        alternatives.append(r"[.\s]*".join(re.escape(c) for c in key))
-    pattern = re.compile(rf"(?i)(?<![A-Za-z])(?:{'|'.join(alternatives)})\.?(?=\s*(?:[)(,;]|$))")
+    keys = literals(forms, "always", between=r"[.\s]*").pattern
+    pattern = re.compile(rf"(?:{keys})\.?(?=\s*(?:[)(,;]|$))", re.IGNORECASE)
     return pattern, {k: frozenset(v) for k, v in forms.items()}
 
 
