@@ -278,8 +278,9 @@ def test_a_blank_page_is_read_by_no_engine_and_faint_small_print_still_is() -> N
     ImageDraw.Draw(scanned_empty).rectangle((1000, 1000, 1002, 1002), fill=0)  # a speck of dust
     faint = _page(235, 200, "Total 9.00", 16)  # 4-point print, light grey on grey paper
     assert blank(Image.new("L", (2480, 3509), 255)) and blank(scanned_empty)
-    assert not blank(faint) and not blank(_page(255, 0, "VOID", 40))
-    for page, reads in ((scanned_empty, 0), (faint, 1)):
+    dark_mode = _page(30, 220, "Total 9.00", 30)  # light print on a dark screen
+    assert not blank(faint) and not blank(_page(255, 0, "VOID", 40)) and not blank(dark_mode)
+    for page, reads in ((scanned_empty, 0), (faint, 1), (dark_mode, 1)):
         engine = ScriptedEngine(lambda size: [])
         parsed = OcrParser(engine=[engine]).parse(encoded(page, "PNG"), "page.png")
         assert engine.reads == reads and len(parsed.lines) == 0 and parsed.page_count == 1

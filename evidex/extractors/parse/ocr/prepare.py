@@ -47,7 +47,7 @@ MAX_SKEW = 6.0  # degrees searched for deskewing
 _THUMB = 600
 _PRINT_THUMB = 1500  # print_height's thumbnail: 12-pixel print on a 3500-pixel page spans 5 rows
 _MAX_UPSCALE = 4.0
-_INK_DEPTH = 16  # grey levels under the paper's that a mark must reach to be print
+_INK_DEPTH = 16  # grey levels from the paper's that a mark must reach to be print
 _MIN_MARK = 8  # thumbnail pixels that deep: fewer is a speck of dust, not a word
 Matrix = np.ndarray  # 3x3 affine, column vectors (x, y, 1)
 
@@ -95,16 +95,17 @@ def _ink(image: Image.Image, thumb: int = _THUMB) -> tuple[np.ndarray, float]:
 
 def blank(image: Image.Image) -> bool:
     """Whether ``image`` holds no print: fewer than :data:`_MIN_MARK` pixels of its thumbnail
-    (at most 1500 pixels) are :data:`_INK_DEPTH` grey levels darker than its paper (the
-    median). "Total 9.00" in 4-point print at 300 dpi, grey 200 on paper 235, leaves 32 such
-    pixels and both engines read it; a white page or a scanned empty one with its grain leaves
-    none. Engines are not run on a blank page: RapidOCR's detector searches an A4 page at 300 dpi
-    for 12 seconds to find nothing."""
+    (at most 1500 pixels) stand :data:`_INK_DEPTH` grey levels or more from its paper (the
+    median), darker or lighter (light print on a dark screen, white paper on a dark table).
+    "Total 9.00" in 4-point print at 300 dpi, grey 200 on paper 235, leaves 32 such pixels and
+    both engines read it; a white page or a scanned empty one with its grain leaves none.
+    Engines are not run on a blank page: RapidOCR's detector searches an A4 page at 300 dpi for
+    12 seconds to find nothing."""
     factor = min(1.0, _PRINT_THUMB / max(image.size))
     size = (max(1, round(image.width * factor)), max(1, round(image.height * factor)))
     grey = np.asarray(image.convert("L").resize(size, Image.Resampling.BILINEAR), dtype=np.int16)
     paper = int(np.median(grey))
-    return int((grey <= paper - _INK_DEPTH).sum()) < _MIN_MARK
+    return int((np.abs(grey - paper) >= _INK_DEPTH).sum()) < _MIN_MARK
 
 
 def otsu(grey: np.ndarray) -> float:
