@@ -7,8 +7,10 @@ import shutil
 from functools import cache
 from typing import Any
 
+import numpy as np
 import pymupdf
 import pytest
+from PIL import Image, ImageDraw, ImageFont
 from sample_answers import SAMPLES
 
 from evidex.extractors.document import ParsedDocument
@@ -16,7 +18,7 @@ from evidex.extractors.errors import CorruptDocument
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
 from evidex.extractors.parse.auto import AutoParser
 from evidex.extractors.parse.highlight import COLOURS
-from evidex.extractors.parse.images import annotate_image, image_pages, image_type
+from evidex.extractors.parse.images import annotate_image, decode_frames, image_pages, image_type
 from evidex.extractors.parse.ocr import OcrParser, find_tessdata
 from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
 from evidex.extractors.pipeline import extract_parsed
@@ -174,3 +176,25 @@ def test_a_damaged_image_is_a_corrupt_document() -> None:
         image_pages(b"\x89PNG\r\n\x1a\n" + b"0" * 64, "broken.png", "png")
     with pytest.raises(CorruptDocument):
         OcrParser().parse(b"II*\x00" + b"\x00" * 10, "broken.tif")
+
+
+@pytest.mark.parametrize(
+    ("mode", "kind"), [("RGBA", "PNG"), ("LA", "PNG"), ("P", "PNG"), ("RGBA", "WEBP")]
+)
+def test_a_transparent_background_is_white_and_its_print_stays_dark(mode: str, kind: str) -> None:
+    # exported with a transparent background: the pixels there are black with alpha 0
+    image = Image.new("RGBA", (600, 160), (0, 0, 0, 0))
+    ImageDraw.Draw(image).text(
+        (20, 50), "Total 9.00", fill=(0, 0, 0, 255), font=ImageFont.load_default(size=40)
+    )
+    if mode == "P":
+        image = image.convert("P")  # the transparent black becomes the palette's transparency
+        image.info["transparency"] = image.getpixel((0, 0))
+    elif mode != "RGBA":
+        image = image.convert(mode)
+    out = io.BytesIO()
+    image.save(out, format=kind, **({"lossless": True} if kind == "WEBP" else {}))
+    (frame,) = decode_frames(out.getvalue(), f"logo.{kind.lower()}", kind.lower())
+    grey = np.asarray(frame.image)
+    assert int(np.median(grey)) == 255  # the paper a viewer shows
+    assert int(grey.min()) < 60  # the print, still dark on it

@@ -139,6 +139,16 @@ def decode_frames(data: bytes, filename: str, kind: str) -> Iterator[DecodedFram
                 ) from None
 
 
+def _on_white(frame: Image.Image, mode: str) -> Image.Image:
+    """``frame`` in ``mode``, its transparent parts white as a viewer shows them: converted
+    as it is, a PNG's transparent background turns black (its pixels' colour is usually 0),
+    and black print on it vanishes."""
+    if not frame.has_transparency_data:
+        return frame.convert(mode)
+    rgba = frame.convert("RGBA")
+    return Image.alpha_composite(Image.new("RGBA", rgba.size, "white"), rgba).convert(mode)
+
+
 def _decode(frame: Image.Image, number: int) -> DecodedFrame:
     stated = frame.info.get("dpi") or (0, 0)
     try:
@@ -150,7 +160,8 @@ def _decode(frame: Image.Image, number: int) -> DecodedFrame:
     width, height = (frame.height, frame.width) if turned else frame.size
     if frame.format == "JPEG" and max(frame.size) > DECODE_SIDE:
         frame.draft("L", (frame.width // 4, frame.height // 4))
-    grey = ImageOps.exif_transpose(frame.convert("L")) if orientation != 1 else frame.convert("L")
+    flat = _on_white(frame, "L")
+    grey = ImageOps.exif_transpose(flat) if orientation != 1 else flat
     grey.load()
     return DecodedFrame(number, grey, width, height, xres if xres >= _MIN_DPI else None)
 
@@ -190,7 +201,7 @@ def _as_tiff(data: bytes, filename: str, kind: str) -> bytes:
     with image:
         try:
             frames = [
-                ImageOps.exif_transpose(f.convert("RGB")) for f in ImageSequence.Iterator(image)
+                ImageOps.exif_transpose(_on_white(f, "RGB")) for f in ImageSequence.Iterator(image)
             ]
         except (OSError, ValueError, SyntaxError) as exc:
             raise CorruptDocument(
