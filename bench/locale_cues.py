@@ -45,9 +45,8 @@ def plain_patterns() -> Iterator[None]:
     regions = alternation(list(locales._regions()[0]), "always", re.IGNORECASE)
     every_line = re.compile("")
     _, forms = locales._legal_forms()
-    keys = sorted(forms, key=len, reverse=True)
-    alternatives = "|".join(r"[.\s]*".join(re.escape(c) for c in key) for key in keys)
-    legal = re.compile(rf"(?i)(?<![A-Za-z])(?:{alternatives})\.?(?=\s*(?:[)(,;]|$))")
+    keys = alternation(list(forms), "always", between=r"[.\s]*").pattern
+    legal = re.compile(rf"(?:{keys})\.?(?=\s*(?:[)(,;]|$))", re.IGNORECASE)
     saved = (
         currency._mark_pattern,
         locales._region_pattern,

@@ -32,8 +32,9 @@ _END = ""  # a key no character takes: a string ends at this node
 def literals(
     strings: Iterable[str], edges: Edges = "none", flags: int = 0, between: str = ""
 ) -> re.Pattern[str]:
-    r"""A pattern matching any of ``strings`` (none empty), its ``edges`` held; ``between``: a
-    pattern allowed between two characters of a string (``[.\s]*``: "S.D.N B.H.D")."""
+    r"""A pattern matching any of ``strings`` (an empty one is left out), its ``edges`` held;
+    ``between``: a pattern allowed between two characters of a string (``[.\s]*``: "S.D.N
+    B.H.D")."""
     root: _Node = {}
     for text in filter(None, strings):
         node = root

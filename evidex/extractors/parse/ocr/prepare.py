@@ -85,11 +85,16 @@ def _rotation(angle: float, size: tuple[int, int], new: tuple[int, int]) -> Matr
     return matrix
 
 
-def _ink(image: Image.Image, thumb: int = _THUMB) -> tuple[np.ndarray, float]:
-    """A thumbnail's ink mask (True where darker than Otsu's threshold) and its scale."""
+def _thumbnail(image: Image.Image, thumb: int) -> tuple[np.ndarray, float]:
+    """``image`` (grey) reduced to at most ``thumb`` pixels on its long side, and the scale."""
     factor = min(1.0, thumb / max(image.size))
     size = (max(1, round(image.width * factor)), max(1, round(image.height * factor)))
-    grey = np.asarray(image.resize(size, Image.Resampling.BILINEAR), dtype=np.uint8)
+    return np.asarray(image.resize(size, Image.Resampling.BILINEAR), dtype=np.uint8), factor
+
+
+def _ink(image: Image.Image, thumb: int = _THUMB) -> tuple[np.ndarray, float]:
+    """A thumbnail's ink mask (True where darker than Otsu's threshold) and its scale."""
+    grey, factor = _thumbnail(image, thumb)
     return grey <= otsu(grey), factor
 
 
@@ -101,9 +106,8 @@ def blank(image: Image.Image) -> bool:
     both engines read it; a white page or a scanned empty one with its grain leaves none.
     Engines are not run on a blank page: RapidOCR's detector searches an A4 page at 300 dpi for
     12 seconds to find nothing."""
-    factor = min(1.0, _PRINT_THUMB / max(image.size))
-    size = (max(1, round(image.width * factor)), max(1, round(image.height * factor)))
-    grey = np.asarray(image.convert("L").resize(size, Image.Resampling.BILINEAR), dtype=np.int16)
+    thumb, _ = _thumbnail(image.convert("L"), _PRINT_THUMB)
+    grey = thumb.astype(np.int16)
     paper = int(np.median(grey))
     return int((np.abs(grey - paper) >= _INK_DEPTH).sum()) < _MIN_MARK
 
