@@ -41,6 +41,20 @@ V1_PROBLEMS = ("bad_request", "unauthorized", "rate_limited", "store_unavailable
 MAX_FORM_PARTS = 8  # file, schema or schema_json, options: the rest is not read
 _NOT_FOUND = "no job with this id (for this API key)"
 JobId = Annotated[str, PathParameter(description="The job's id, as returned on submission.")]
+IdempotencyKey = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Idempotency-Key",
+        required=False,
+        description="Same tenant + key: the first job is returned, never queued twice.",
+    ),
+]
+IfNoneMatch = Annotated[
+    str | None,
+    HeaderParameter(
+        name="If-None-Match", required=False, description="The ETag of the copy the client has."
+    ),
+]
 
 
 def owned_job(services: Services, tenant: str, job_id: str) -> Job:
@@ -121,14 +135,7 @@ class JobSubmission(Controller):
         ],
         services: ServicesDep,
         tenant: TenantDep,
-        idempotency_key: Annotated[
-            str | None,
-            HeaderParameter(
-                name="Idempotency-Key",
-                required=False,
-                description="Same tenant + key: the first job is returned, never queued twice.",
-            ),
-        ] = None,
+        idempotency_key: IdempotencyKey = None,
     ) -> Response[JobView]:
         try:
             body = data.file.file.read()
@@ -196,14 +203,7 @@ class JobsController(Controller):
         services: ServicesDep,
         tenant: TenantDep,
         job_id: JobId,
-        if_none_match: Annotated[
-            str | None,
-            HeaderParameter(
-                name="If-None-Match",
-                required=False,
-                description="The ETag of the copy the client has.",
-            ),
-        ] = None,
+        if_none_match: IfNoneMatch = None,
     ) -> Response[bytes]:
         view = stored_view(owned_job(services, tenant, job_id), services.blob_store)
         headers = {"ETag": view.etag, "Cache-Control": "private, no-cache"}
