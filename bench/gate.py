@@ -30,25 +30,9 @@ from evidex.extractors.document import make_lines
 from evidex.extractors.gate import THRESHOLD, assess, profile
 from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
 from evidex.schemas import BUILTIN, SchemaDef, get_schema, schema_from_json
+from tests.plain_schemas import NDA, plain
 
-NDA = {
-    "type": "object",
-    "properties": {
-        "effective_date": {"type": "string"},
-        "jurisdiction": {"type": "string"},
-        "party": {"type": "array", "items": {"type": "string"}},
-        "term": {"type": "string"},
-    },
-}
-RECEIPT = {
-    "type": "object",
-    "properties": {
-        "company": {"type": "string"},
-        "date": {"type": "string"},
-        "address": {"type": "string"},
-        "total": {"type": "number"},
-    },
-}
+RECEIPT = plain(company="string", date="string", address="string", total="number")
 PDF_FAMILIES = ("kleister_nda", "cuad", "invoice2data", "rendercv_cv", "kleister_nda_train")
 HELD_OUT = "kleister_nda_train"
 

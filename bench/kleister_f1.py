@@ -43,21 +43,12 @@ from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser
 from evidex.extractors.pipeline import extract_parsed
 from evidex.schemas import Result, SchemaDef, Status, get_schema, schema_from_json
+from tests.plain_schemas import NDA
 
 TUNED, REPORTED = "kleister_nda", "kleister_nda_train"
 KEYS = ("EFFECTIVE_DATE", "PARTY", "JURISDICTION", "TERM")
 ASKED = {"effective_date": "EFFECTIVE_DATE", "party": "PARTY", "jurisdiction": "JURISDICTION"}
 ASKED["term"] = "TERM"
-
-PLAIN = {
-    "type": "object",
-    "properties": {
-        "party": {"type": "array", "items": {"type": "string"}},
-        "jurisdiction": {"type": "string"},
-        "term": {"type": "string"},
-        "effective_date": {"type": "string"},
-    },
-}
 
 Labels = Counter[str]
 Pairs = list[tuple[Labels, Labels]]
@@ -198,7 +189,7 @@ def run(doc: ParsedDocument, schema: SchemaDef, timing: Timing) -> Result:
 
 
 def schemas() -> dict[str, SchemaDef]:
-    return {"contract": get_schema("contract"), "plain": schema_from_json(PLAIN, "plain")}
+    return {"contract": get_schema("contract"), "plain": schema_from_json(NDA, "plain")}
 
 
 def kleister(folder: Path, timing: Timing, docs: Iterable[ParsedDocument] | None = None) -> Scored:

@@ -19,19 +19,17 @@ from evidex.extractors.parse.text import TextParser
 from evidex.extractors.pipeline import extract
 from evidex.schemas import schema_from_json
 from tests.order_document import ORDER_DOC
+from tests.plain_schemas import plain
 
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "discount": {"type": "number"},
-        "total": {"type": "number"},
-        "shipped_on": {"type": "string"},
-        "delivered_on": {"type": "string"},
-        "currency": {"type": "string"},
-        "iban": {"type": "string"},
-        "contact_email": {"type": "string"},
-    },
-}
+SCHEMA = plain(
+    discount="number",
+    total="number",
+    shipped_on="string",
+    delivered_on="string",
+    currency="string",
+    iban="string",
+    contact_email="string",
+)
 LINE5 = "Subtotal: $250.00 Tax (8%): $20.00 Total: $270.00"
 # (planted?, path, number or (iso, as written) or text, quote, line)
 CASES: list[tuple[bool, str, Any, str, int]] = [

@@ -44,6 +44,10 @@ READY_S = 120.0  # an upper bound for start-up on a loaded machine, not a timing
 EVENTUALLY_S = 180.0  # an upper bound for "a job ends" on a loaded machine, not a timing
 
 
+needs_redis = pytest.mark.skipif(find_redis_server() is None, reason="needs a redis-server binary")
+"""Marks the tests that start a private redis-server of their own."""
+
+
 def skip_without_redis() -> None:
     """Skip the calling test module where no redis-server can be started."""
     if find_redis_server() is None:

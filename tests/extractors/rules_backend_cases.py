@@ -77,6 +77,13 @@ def fields(output: BaseModel, schema: SchemaDef | str) -> dict[str, FieldExtract
     return {leaf.path: leaf.extraction for leaf in iter_leaves(output, schema.leaves)}
 
 
+def lines_of(
+    got: dict[str, FieldExtraction[Any]], *paths: str
+) -> dict[str, tuple[Any, int | None]]:
+    """Path -> (value, first line) of each of ``paths`` in ``got``."""
+    return {p: (got[p].value, got[p].line_start) for p in paths}
+
+
 def found(output: BaseModel, schema: str) -> dict[str, Any]:
     """Path -> value of every found leaf, values as JSON."""
     return {

@@ -9,6 +9,7 @@ from typing import Any
 import jsonschema
 import pytest
 from order_document import ORDER_DOC
+from plain_schemas import NDA, plain
 from sample_answers import leaf
 
 from evidex.extractors.llm.rules import RulesBackend
@@ -238,16 +239,7 @@ INVOICE = {
     },
     "x-evidex-rules": [{"kind": "sum", "parts": ["subtotal", "tax"], "total": "total"}],
 }
-CONTRACT = {
-    "type": "object",
-    "properties": {
-        "party": {"type": "array", "items": {"type": "string"}},
-        "jurisdiction": {"type": "string"},
-        "term": {"type": "string"},
-        "effective_date": {"type": "string"},
-        "auto_renewal": {"type": "boolean"},
-    },
-}
+CONTRACT = plain(**NDA["properties"], auto_renewal="boolean")
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ acts on)."""
 from __future__ import annotations
 
 import pytest
-from receipt_cells import receipt
+from receipt_cells import PLAIN, receipt
 
 from evidex.extractors.document import ParsedDocument
 from evidex.extractors.llm.rules import RulesBackend
@@ -14,14 +14,8 @@ from evidex.extractors.llm.rules.lines import Lines
 from evidex.extractors.llm.rules.payment import payment, row_cells, signed
 from evidex.extractors.parse.text import TextParser
 from evidex.extractors.pipeline import extract_parsed
-from evidex.schemas import FieldResult, Result, Status, schema_from_json
+from evidex.schemas import FieldResult, Result, Status
 
-PLAIN = schema_from_json(
-    {
-        "type": "object",
-        "properties": {k: {"type": "string"} for k in ("company", "date", "address", "total")},
-    }
-)
 TOP = "KEDAI RUNCIT MAJU SDN BHD\n(654321-K)\nNO 12, JALAN MAWAR 3, 81100 JOHOR BAHRU\n"
 TOP += "TEL: 07-355 1234\nDATE: 25/12/2018\n"  # lines 1-5
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from receipt_cells import PLAIN
 
 from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
@@ -46,12 +47,6 @@ GST SUMMARY AMOUNT TAX
 TOTAL 26.30 1.58
 THANK YOU
 """
-PLAIN = schema_from_json(
-    {
-        "type": "object",
-        "properties": {k: {"type": "string"} for k in ("company", "date", "address", "total")},
-    }
-)
 
 
 def _run(schema: Any, text: str = RECEIPT) -> Result:

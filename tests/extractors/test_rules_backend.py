@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from rules_backend_cases import CONTRACT, CV, INVOICE, fields, found, parse, respond, run
+from rules_backend_cases import CONTRACT, CV, INVOICE, fields, found, lines_of, parse, respond, run
 
 from evidex.extractors.llm.rules import NOTE
 from evidex.schemas import get_schema, schema_from_json
@@ -93,10 +93,9 @@ def test_a_blocks_heading_decides_between_seller_and_buyer() -> None:
         "ACME GmbH\nEmail: billing@acme.example\nPhone: +49 30 1234567\n"
     )
     got = fields(run(text, "invoice"), "invoice")
-    spans = {
-        p: (got[p].value, got[p].line_start)
-        for p in ("buyer.name", "buyer.email", "buyer.phone", "seller.email", "seller.phone")
-    }
+    spans = lines_of(
+        got, "buyer.name", "buyer.email", "buyer.phone", "seller.email", "seller.phone"
+    )
     assert spans == {
         "buyer.name": ("Beta LLC", 1),
         "buyer.email": ("ap@beta.example", 2),

@@ -4,12 +4,24 @@ the effective date, and a term read from a lasting sentence, each verified."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from rules_backend_cases import fields, parse, run
 
 from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.pipeline import extract_parsed
-from evidex.schemas import Status, get_schema, schema_from_json
+from evidex.schemas import FieldExtraction, Status, get_schema, schema_from_json
+
+
+def _effective_date(text: str) -> FieldExtraction[Any]:
+    """The ``contract`` schema's effective date as the rules read it in ``text``."""
+    return fields(run(text, "contract"), "contract")["effective_date"]
+
+
+def _stated(date: FieldExtraction[Any]) -> tuple[Any, str, int | None]:
+    """The date's value as JSON, its quote and the line the quote starts on."""
+    return date.model_dump(mode="json")["value"], date.quote, date.line_start
 
 
 def test_without_a_date_of_its_own_the_agreement_is_dated_by_its_last_signature() -> None:
@@ -18,8 +30,8 @@ def test_without_a_date_of_its_own_the_agreement_is_dated_by_its_last_signature(
         "LLC.\nALPHA CORP\nBy: A. Smith\nDate: January 19, 2016\nBETA LLC\nBy: B. Jones\n"
         "Dated: January 27, 2016\n"
     )
-    date = fields(run(text, "contract"), "contract")["effective_date"]
-    assert (date.model_dump(mode="json")["value"], date.quote, date.line_start) == (
+    date = _effective_date(text)
+    assert _stated(date) == (
         {"iso": "2016-01-27", "original": "January 27, 2016"},
         "January 27, 2016",
         7,
@@ -50,8 +62,7 @@ def test_a_signature_date_under_its_label_in_the_short_us_form() -> None:
         "LLC.\nALPHA CORP\nBy: A. Smith\nDate: 3/9/15\nBETA LLC\nBy: B. Jones\nDate:\n"
         "3/21/15\n"
     )
-    date = fields(run(text, "contract"), "contract")["effective_date"]
-    assert (date.model_dump(mode="json")["value"], date.quote, date.line_start) == (
+    assert _stated(_effective_date(text)) == (
         {"iso": "2015-03-21", "original": "3/21/15"},
         "3/21/15",
         8,
@@ -100,9 +111,9 @@ def test_a_date_alone_near_the_top_dates_a_document_that_states_no_date_of_its_o
     head = "Outsourcing Contract\nPlanning Unit: Alpha Architects Office\nOctober 29, 2015\n"
     body = "The Covenanter: Beta Club Inc. and Alpha Architects Office agree as follows.\n"
     signed = "Date: November 3, 2015\n"
-    got = fields(run(head + body + signed, "contract"), "contract")["effective_date"]
+    got = _effective_date(head + body + signed)
     assert (got.model_dump(mode="json")["value"]["iso"], got.line_start) == ("2015-10-29", 3)
     assert got.caveat == "a date on a line of its own at the top of the document"
     dated = head + "This Agreement is made as of November 1, 2015 by Beta Club Inc.\n" + signed
-    got = fields(run(dated, "contract"), "contract")["effective_date"]
+    got = _effective_date(dated)
     assert (got.model_dump(mode="json")["value"]["iso"], got.line_start) == ("2015-11-01", 4)

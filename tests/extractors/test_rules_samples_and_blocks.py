@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from rules_backend_cases import BILL_TO, fields, found, parse, run, sample
+from rules_backend_cases import BILL_TO, fields, found, lines_of, parse, run, sample
 
 from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.pipeline import extract_parsed
@@ -118,10 +118,7 @@ def test_sample_invoice_letterhead_and_addressee_blocks() -> None:
 def test_sample_cv_name_headline_and_current_job() -> None:
     doc, _ = sample("cv")
     got = fields(run(doc, "candidate_profile"), "candidate_profile")
-    spans = {
-        p: (got[p].value, got[p].line_start)
-        for p in ("full_name", "headline", "location", "current_title", "current_employer")
-    }
+    spans = lines_of(got, "full_name", "headline", "location", "current_title", "current_employer")
     assert spans == {
         "full_name": ("Imogen Castellane", 32),
         "headline": ("Data Engineering Lead · Cloud Platforms & Streaming", 33),

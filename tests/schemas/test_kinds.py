@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from plain_schemas import plain
 
 from evidex.schemas import SchemaInvalid, schema_from_json
 from evidex.schemas.kinds import infer_kind
@@ -140,15 +141,7 @@ def test_a_schema_that_is_not_valid_json_schema_names_the_place() -> None:
 
 def test_the_model_fills_the_kinds_rich_value_where_it_has_one() -> None:
     schema = schema_from_json(
-        {
-            "type": "object",
-            "properties": {
-                "total": {"type": "number"},
-                "shipped_on": {"type": "string"},
-                "notice": {"type": "string"},
-                "tax_rate": {"type": "number"},
-            },
-        }
+        plain(total="number", shipped_on="string", notice="string", tax_rate="number")
     )
     defs = schema.wire_schema["$defs"]
     props = schema.wire_schema["properties"]

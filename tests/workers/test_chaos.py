@@ -24,13 +24,13 @@ from pathlib import Path
 
 import pytest
 from chaos import USAGE_PER_CALL, ChaosConfig, run_chaos, summary
+from service_stack import needs_redis
 
 from evidex.workers.jobs import JobStatus
-from evidex.workers.localredis import find_redis_server
 
 pytestmark = [
     pytest.mark.chaos,
-    pytest.mark.skipif(find_redis_server() is None, reason="needs a redis-server binary"),
+    needs_redis,
 ]
 
 NAMED_FAILURES = {

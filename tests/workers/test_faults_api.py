@@ -34,11 +34,9 @@ from fault_stack import (
     submit,
     wait_final,
 )
-from service_stack import AofRedis
+from service_stack import AofRedis, needs_redis
 
-from evidex.workers.localredis import find_redis_server
-
-pytestmark = pytest.mark.skipif(find_redis_server() is None, reason="needs a redis-server binary")
+pytestmark = needs_redis
 
 
 def test_idempotent_resubmission_and_tenant_isolation_through_the_api_process(

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from fake_openai import RESPONSES, FakeOpenAI
 from fault_stack import (
     ACME,
@@ -27,11 +26,9 @@ from fault_stack import (
     run_job,
     stored_files,
 )
-from service_stack import AofRedis
+from service_stack import AofRedis, needs_redis
 
-from evidex.workers.localredis import find_redis_server
-
-pytestmark = pytest.mark.skipif(find_redis_server() is None, reason="needs a redis-server binary")
+pytestmark = needs_redis
 
 
 def test_rate_limit_then_server_error_then_recovery_succeeds_once(

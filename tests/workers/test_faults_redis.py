@@ -14,7 +14,6 @@ import json
 import time
 from pathlib import Path
 
-import pytest
 from fake_openai import RESPONSES, FakeOpenAI
 from fault_stack import (
     TIMEOUT_S,
@@ -29,12 +28,11 @@ from fault_stack import (
     submit,
     wait_final,
 )
-from service_stack import AofRedis
+from service_stack import AofRedis, needs_redis
 
 from evidex.workers.celery_app import QUEUE
-from evidex.workers.localredis import find_redis_server
 
-pytestmark = pytest.mark.skipif(find_redis_server() is None, reason="needs a redis-server binary")
+pytestmark = needs_redis
 
 
 def test_a_redis_restart_between_submit_and_run_loses_nothing(
