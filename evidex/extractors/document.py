@@ -41,6 +41,7 @@ __all__ = [
     "ParsedDocument",
     "Parser",
     "Word",
+    "line_row",
     "make_lines",
     "make_pages",
     "parse_pages",
@@ -103,6 +104,25 @@ def make_lines(rows: Sequence[dict[str, Any]], source: str = "") -> pd.DataFrame
         kind = _LINE_TYPES.get(name)
         columns[name] = values if kind is None else np.fromiter(values, dtype=kind, count=count)
     return pd.DataFrame(columns, columns=list(LINE_COLUMNS), copy=False)
+
+
+def line_row(
+    page: int,
+    text: str,
+    words: list[Word],
+    font_size: float,
+    *,
+    hidden_reason: str = "",
+    **columns: Any,
+) -> dict[str, Any]:
+    """One row for :func:`make_lines`, boxed by the union of its (one or more) words; visible
+    unless ``hidden_reason`` says why not; ``columns`` sets optional columns (``table``,
+    ``ocr_confidence``, ``source``)."""
+    x0, y0 = min(w[2] for w in words), min(w[3] for w in words)
+    x1, y1 = max(w[4] for w in words), max(w[5] for w in words)
+    shown = {"visible": not hidden_reason, "hidden_reason": hidden_reason}
+    place = {"page": page, "text": text, "x0": x0, "y0": y0, "x1": x1, "y1": y1}
+    return {**place, "font_size": font_size, **shown, "words": words, **columns}
 
 
 def make_pages(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:

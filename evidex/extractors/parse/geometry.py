@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evidex.extractors.document import Word
+from evidex.extractors.document import Word, line_row
 
 __all__ = [
     "GUTTER",
@@ -75,19 +75,8 @@ def char_row(chars: list[Char], reason: str, page_no: int) -> dict[str, Any] | N
         else:
             word.append(char)
         pos += len(char.c)
-    x0, y0, x1, y1 = union_boxes([(w[2], w[3], w[4], w[5]) for w in words])
-    return {
-        "page": page_no,
-        "text": "".join(c.c for c in body),
-        "x0": x0,
-        "y0": y0,
-        "x1": x1,
-        "y1": y1,
-        "font_size": max(c.size for c in body if not c.c.isspace()),
-        "visible": not reason,
-        "hidden_reason": reason,
-        "words": words,
-    }
+    size = max(c.size for c in body if not c.c.isspace())
+    return line_row(page_no, "".join(c.c for c in body), words, size, hidden_reason=reason)
 
 
 def reading_order(boxes: Sequence[Box], multi_line: Sequence[bool]) -> list[int]:

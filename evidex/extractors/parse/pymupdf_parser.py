@@ -50,6 +50,7 @@ from evidex.extractors.document import (
     PAGE_COLUMNS,
     ParsedDocument,
     Word,
+    line_row,
     make_lines,
     make_pages,
 )
@@ -397,26 +398,13 @@ class _Page:
             return None
         if self.rotation:
             words = [(*self._show(w[:4]), w[4]) for w in words]
-        x0s, y0s, x1s, y1s, texts, *_ = zip(*words, strict=True)
-        if texts != tuple(body.split()):
+        if tuple(w[4] for w in words) != tuple(body.split()):
             return None
         # extractWORDS reports Python floats: a word is its character range and its box
         boxed: list[Word] = [
             m.span() + w[:4] for m, w in zip(_PIECE.finditer(body), words, strict=True)
         ]
-        row = {
-            "page": page_no,
-            "text": body,
-            "x0": min(x0s),
-            "y0": min(y0s),
-            "x1": max(x1s),
-            "y1": max(y1s),
-            "font_size": size,
-            "visible": not reason,
-            "hidden_reason": reason,
-            "words": boxed,
-        }
-        return [row]
+        return [line_row(page_no, body, boxed, size, hidden_reason=reason)]
 
     def _char_rows(self, line: dict[str, Any], page_no: int) -> list[dict[str, Any]]:
         runs: list[tuple[str, list[Char]]] = []

@@ -28,11 +28,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evidex.extractors.document import Word
+from evidex.extractors.document import Word, line_row
+from evidex.extractors.parse.geometry import Box, inside, union, union_boxes
 
 __all__ = ["Grid", "find_grids", "fold_tables", "grids_from_words", "table_row", "worth_looking"]
 
-Box = tuple[float, float, float, float]
 Row = dict[str, Any]
 Block = list[list[Row]]  # block -> line -> rows, as the PyMuPDF parser builds them
 SEPARATOR = " | "
@@ -76,7 +76,7 @@ def find_grids(page: Any, show: Callable[[Sequence[float]], Box]) -> list[Grid]:
         if getattr(header, "external", False) and header.cells:
             rows.insert(0, tuple(show(c) if c else None for c in header.cells))
         if rows:
-            bbox = _union([c for row in rows for c in row if c] or [show(table.bbox)])
+            bbox = union_boxes([c for row in rows for c in row if c] or [show(table.bbox)])
             grids.append(Grid(bbox, tuple(rows)))
     return grids
 
@@ -122,7 +122,7 @@ def fold_tables(
     boxes: list[Box | None] = [None] * len(out)
     for lines in tables:
         out.append([[r] for r in lines])
-        boxes.append(_union([(r["x0"], r["y0"], r["x1"], r["y1"]) for r in lines]))
+        boxes.append(union(lines))
     return out, boxes
 
 
@@ -149,8 +149,8 @@ def _row_of(body: Grid, grid: Grid, row: Row) -> int:
 
 def _inside_share(row: Row, box: Box) -> float:
     words = row["words"] or [(0, 0, row["x0"], row["y0"], row["x1"], row["y1"])]
-    inside = sum(1 for w in words if _contains(box, (w[2] + w[4]) / 2, (w[3] + w[5]) / 2))
-    return inside / len(words)
+    held = sum(1 for w in words if inside((w[2] + w[4]) / 2, (w[3] + w[5]) / 2, box))
+    return held / len(words)
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +180,7 @@ def _cell_of(grid: Grid, x: float, y: float) -> tuple[int, int]:
         for j, cell in enumerate(row):
             if cell is None:
                 continue
-            if _contains(cell, x, y):
+            if inside(x, y, cell):
                 return i, j
             dx = max(cell[0] - x, 0.0, x - cell[2])
             dy = max(cell[1] - y, 0.0, y - cell[3])
@@ -206,20 +206,8 @@ def table_row(cells: Sequence[Sequence[_CellWord]], table: int, page: int) -> Ro
         texts.append(" ".join(parts))
     if not words:
         return None
-    x0, y0, x1, y1 = _union([(w[2], w[3], w[4], w[5]) for w in words])
-    return {
-        "page": page,
-        "text": SEPARATOR.join(texts),
-        "x0": x0,
-        "y0": y0,
-        "x1": x1,
-        "y1": y1,
-        "font_size": max(w.size for cell in cells for w in cell),
-        "visible": True,
-        "hidden_reason": "",
-        "words": words,
-        "table": table,
-    }
+    size = max(w.size for cell in cells for w in cell)
+    return line_row(page, SEPARATOR.join(texts), words, size, table=table)
 
 
 def _visual_order(words: Sequence[_CellWord]) -> list[_CellWord]:
@@ -232,19 +220,6 @@ def _visual_order(words: Sequence[_CellWord]) -> list[_CellWord]:
         else:
             lines.append([w])
     return [w for line in lines for w in sorted(line, key=lambda w: w.box[0])]
-
-
-def _contains(box: Box, x: float, y: float) -> bool:
-    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
-
-
-def _union(boxes: Sequence[Box]) -> Box:
-    return (
-        min(b[0] for b in boxes),
-        min(b[1] for b in boxes),
-        max(b[2] for b in boxes),
-        max(b[3] for b in boxes),
-    )
 
 
 def grids_from_words(blocks: Sequence[Block]) -> list[Grid]:
@@ -361,5 +336,5 @@ def _grid(run: Sequence[Sequence[_Piece]]) -> Grid | None:
     for band in cells:
         y0, y1 = min(p[0]["y0"] for p in band), max(p[0]["y1"] for p in band)
         rows.append(tuple((columns[k][0], y0, columns[k][1], y1) for k in kept))
-    bbox = _union([c for row in rows for c in row])
+    bbox = union_boxes([c for row in rows for c in row])
     return Grid(bbox, tuple(rows))

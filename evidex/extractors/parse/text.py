@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from evidex.extractors.document import ParsedDocument, Word, make_lines, make_pages
+from evidex.extractors.document import ParsedDocument, Word, line_row, make_lines, make_pages
 from evidex.extractors.errors import EmptyDocument, UnsupportedDocument
 
 __all__ = ["TextParser"]
@@ -61,15 +61,4 @@ def _row(text: str, page: int, y: float) -> dict[str, object]:
         (m.start(), m.end(), _MARGIN + m.start() * _CHAR, y, _MARGIN + m.end() * _CHAR, y + 12.0)
         for m in re.finditer(r"\S+", text)
     ]
-    return {
-        "page": page,
-        "text": text,
-        "x0": words[0][2],
-        "y0": y,
-        "x1": words[-1][4],
-        "y1": y + 12.0,
-        "font_size": 10.0,
-        "visible": True,
-        "hidden_reason": "",
-        "words": words,
-    }
+    return line_row(page, text, words, 10.0)

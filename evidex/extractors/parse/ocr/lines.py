@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from evidex.extractors.document import Word
+from evidex.extractors.document import Word, line_row
 from evidex.extractors.parse.ocr.reading import read_word
 from evidex.extractors.parse.ocr.words import BoxPx, OcrWord
 from evidex.extractors.parse.pymupdf_parser import reading_order
@@ -179,17 +179,6 @@ def _row(
             (pos, pos + len(w.text), round(x0, 2), round(y0, 2), round(x1, 2), round(y1, 2))
         )
         pos += len(w.text) + 1
-    return {
-        "page": page_no,
-        "text": " ".join(w.text for w in seg),
-        "x0": min(w[2] for w in words),
-        "y0": round(y0, 2),
-        "x1": max(w[4] for w in words),
-        "y1": round(y1, 2),
-        "font_size": round(font, 1),
-        "visible": True,
-        "hidden_reason": "",
-        "words": words,
-        "ocr_confidence": float(rate(seg)),
-        "source": "ocr",
-    }
+    text = " ".join(w.text for w in seg)
+    confidence = float(rate(seg))
+    return line_row(page_no, text, words, round(font, 1), ocr_confidence=confidence, source="ocr")
