@@ -32,6 +32,12 @@ def pdfs() -> list[Path]:
     return found + sorted(SAMPLES.glob("*.pdf"))
 
 
+def _family(path: Path) -> str:
+    """What a saved table is named by besides its PDF's name: the ``shared/eval`` family, or
+    ``samples`` (not the checkout's folder, so a clone compares against what another saved)."""
+    return "samples" if path.parent == SAMPLES else path.parent.parent.name
+
+
 def tables(parser: PyMuPDFParser, path: Path) -> Any:
     try:
         parsed = parser.parse(path.read_bytes(), path.name)
@@ -61,7 +67,7 @@ def main() -> None:
     for mode in MODES:
         parser = PyMuPDFParser(tables=mode)
         for n, path in enumerate(files):
-            kept = args.dir / f"{mode}-{n:04}-{path.parent.parent.name}-{path.stem}.pkl"
+            kept = args.dir / f"{mode}-{n:04}-{_family(path)}-{path.stem}.pkl"
             found = tables(parser, path)
             if args.action == "save":
                 kept.write_bytes(pickle.dumps(found))
