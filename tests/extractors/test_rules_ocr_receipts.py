@@ -177,6 +177,13 @@ def test_a_registration_number_read_with_a_zero_for_an_o_is_no_part_of_the_addre
     assert (address.value, address.line_start, address.line_end) == (TOP[2][0], 3, 3)
 
 
+@pytest.mark.parametrize("tax_id", ["GST 10 : 002017394688", "GST 1D: 000181747712"])
+def test_a_tax_id_whose_label_ocr_read_as_a_number_ends_the_address(tax_id: str) -> None:
+    rows = [*TOP[:3], [tax_id], ["SHOPPING HOURS"], ["TOTAL", "RM 33.90"], *PAID]
+    address = read(receipt(rows)).fields["address"]
+    assert (address.value, address.line_start, address.line_end) == (TOP[2][0], 3, 3)
+
+
 def test_an_ocr_address_that_shows_a_misreading_goes_to_review() -> None:
     rows = [TOP[0], TOP[1], ["L0T 1851-A, JALAN KPB 6, 43300 SERI KEMBANGAN"], TOP[3]]
     address = read(receipt([*rows, ["TOTAL", "RM 33.90"], *PAID])).fields["address"]

@@ -49,14 +49,14 @@ _CONTACT = re.compile(
     r"www)\b|@|https?://|(?<!\d)0\d{1,2}[-\s]?\d{3,4}[\s-]?\d{3,4}(?!\d)|"
     r"\+\d{1,3}[-\s]?\(?\d{1,3}\)?[-\s]?\d{3,4}"
 )
-# an id's label; "no" and "co" as OCR often reads them ("N0", "C0"), the parts joined by a
-# space, a dot or a hyphen ("CO-REG")
+# an id's label; "no", "co" and "id" as OCR often reads them ("N0", "C0", "10"), the parts
+# joined by a space, a dot or a hyphen ("CO-REG")
 _ID_LABEL = (
     r"(?:c[o0](?:mpany)?[.\s-]*(?:reg(?:istration)?|rfg|n[o0])\.?|roc|br|reg(?:istration)?|gst|"
     r"vat|sst|tax|tin|abn|uen|crn|business|id)"
 )
 _REGISTRATION = re.compile(
-    rf"(?i)^\W*(?:{_ID_LABEL}[\s.:#-]*(?:id|n[o0]|number|reg)?[\s.:#-]*)*\(?\s*"
+    rf"(?i)^\W*(?:{_ID_LABEL}[\s.:#-]*(?:[i1l][d0]|n[o0]|number|reg)?[\s.:#-]*)*\(?\s*"
     r"[A-Z]{0,3}\d[\dA-Z]*[\d](?:[-/]?[A-Z])?\s*\)?\W*$"
 )
 _LABELLED = re.compile(r"(?i)^\W*(?!no\b)[a-z][^:\d]{2,29}:\s*\S")
