@@ -50,6 +50,14 @@ def test_one_word_before_the_form_takes_the_line_above_in_doubt() -> None:
     review(company, "one word before its company form", "'LIAN CHI PU TIAN VEGETARIAN'")
 
 
+def test_a_name_whose_bracket_wraps_over_lines_is_judged_whole() -> None:
+    rows = [["AIK HUAT HARDWARE"], ["ENTERPRISE (SETIA"], ["ALAM) SDN BHD"], ["(822737-X)"]]
+    company = read(receipt([*rows, *ADDRESS, *TAIL])).fields["company"]
+    assert company.value == "AIK HUAT HARDWARE ENTERPRISE (SETIA ALAM) SDN BHD"
+    assert (company.line_start, company.line_end) == (1, 3)
+    review(company, "one word before its company form", "'AIK HUAT HARDWARE'")
+
+
 def test_a_company_form_alone_is_never_the_name() -> None:
     rows = [["SDN BHD"], ["(113825-W)"], *ADDRESS, *TAIL]
     company = read(receipt(rows)).fields["company"]

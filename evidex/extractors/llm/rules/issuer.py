@@ -116,10 +116,12 @@ def _form_only(text: str) -> bool:
 
 
 def _one_word_before_form(text: str) -> bool:
-    """A company line that gives a single word before its form ("RESTAURANT SDN BHD")."""
+    """A company line that gives a single word before its form, where the company is (in
+    brackets) aside ("RESTAURANT SDN BHD", "ENTERPRISE (SETIA ALAM) SDN BHD")."""
     forms, _ = _form_words(text)
     clean = TRAILING_ID.sub("", text).strip(" .,")
-    return bool(forms) and _company(text) and len(clean[: forms[0].start()].split()) == 1
+    before = _BRACKETED.sub(" ", clean[: forms[0].start()]) if forms else ""
+    return bool(forms) and _company(text) and len(before.split()) == 1
 
 
 def _runs_on(text: str) -> bool:
@@ -254,9 +256,11 @@ def _name_lines(texts: list[str], name: int) -> tuple[int, int, str]:
         last += 1
     if not first or not _name_like(texts[first - 1]) or _company(texts[first - 1]):
         return first, last, ""
-    if _form_only(texts[first]):
+    # a bracket wrapped over lines ("ENTERPRISE (SETIA" / "ALAM) SDN BHD") is one piece
+    head = " ".join(texts[first : last + 1]) if _runs_on(texts[first]) else texts[first]
+    if _form_only(head):
         return first - 1, last, ""
-    if _one_word_before_form(texts[first]) and not _legal_form().search(texts[first - 1]):
+    if _one_word_before_form(head) and not _legal_form().search(texts[first - 1]):
         doubt = (
             f"the name's line gives one word before its company form, so the line above it "
             f"may begin the name ({texts[first - 1].strip()!r}) or be something else"
