@@ -1,6 +1,7 @@
 """One pattern for many literal strings (``verify/literals.py``) finds what the alternation of
-the strings, longest first, finds: the currency marks and the region names of every locale
-included, on the receipts' kind of text and on text packed with the strings themselves."""
+the strings, longest first, finds: the currency marks, the region names of every locale and
+the company forms of verification and of the receipt rules included, on the receipts' kind of
+text and on text packed with the strings themselves."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import re
 import pytest
 
 from bench.locale_cues import alternation
+from evidex.extractors.llm.rules.issuer import _legal_form
 from evidex.extractors.verify.currency import symbol_table
 from evidex.extractors.verify.literals import Edges, literals
 from evidex.extractors.verify.locales import _legal_forms, _regions
@@ -71,3 +73,16 @@ def test_company_forms_spelled_with_dots_and_spaces_are_found_as_before() -> Non
     assert found(pattern, "Muster GmbH, Berlin") == [(7, "GmbH")]
     for text in texts:
         assert found(pattern, text) == found(before, text), text
+
+
+def test_the_receipt_rules_company_forms_are_found_as_before() -> None:
+    from cleanco.termdata import terms_by_type
+
+    terms = {re.sub(r"[^a-z/]", "", t.lower()) for ts in terms_by_type.values() for t in ts}
+    keys = [t for t in terms if len(t.replace("/", "")) >= 2]  # "a/s" among them
+    plain = alternation(keys, "none", between=r"[.\s]*").pattern
+    before = re.compile(rf"(?i)(?<![A-Za-z])(?:{plain})\.?(?![A-Za-z])")
+    texts = [*_packed(keys, 4), "NORDISK A/S", "AEON CO. (M) BHD", "Acme S.D.N B.H.D."]
+    assert found(_legal_form(), "Acme S.D.N B.H.D.") == [(5, "S.D.N B.H.D.")]
+    for text in texts:
+        assert found(_legal_form(), text) == found(before, text), text

@@ -28,6 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from evidex.extractors.verify.literals import literals
+
 from .dates import find_dates
 from .lines import Line
 
@@ -68,9 +70,8 @@ def _legal_form() -> re.Pattern[str]:
     from cleanco.termdata import terms_by_type
 
     terms = {re.sub(r"[^a-z/]", "", t.lower()) for ts in terms_by_type.values() for t in ts}
-    keys = sorted((t for t in terms if len(t.replace("/", "")) >= 2), key=len, reverse=True)
-    body = "|".join(r"[.\s]*".join(re.escape(c) for c in k) for k in keys)
-    return re.compile(rf"(?i)(?<![A-Za-z])(?:{body})\.?(?![A-Za-z])")
+    keys = literals((t for t in terms if len(t.replace("/", "")) >= 2), between=r"[.\s]*")
+    return re.compile(rf"(?i)(?<![A-Za-z])(?:{keys.pattern})\.?(?![A-Za-z])")
 
 
 def _name_like(text: str) -> bool:
