@@ -27,6 +27,9 @@ from evidex.schemas import Status, schema_from_json
         ("1 2-01 - 1 9 2 1 : 1 3 SH01", "12-01-19 2 1 : 1 3 SH01"),
         ("1 8/03/ 18 1 5: 1 7 06051 02", "18/03/18 1 5: 1 7 06051 02"),
         ("05Mar201818:24", "05 Mar 2018 18:24"),
+        # a four-digit year run into the time after it
+        ("09/01/20198:01:11 PM", "09/01/2019 8:01:11 PM"),
+        ("Date: 10.03.201821:28", "Date: 10.03.2018 21:28"),
         ("RM 64. 1 5", "RM 64.15"),
         ("RM 33 .90", "RM 33.90"),
         # nothing to close up: two amounts, an item count, a phone number, a page count
@@ -35,6 +38,8 @@ from evidex.schemas import Status, schema_from_json
         ("Tel 03-1234 5678", "Tel 03-1234 5678"),
         ("Page 1 of 2", "Page 1 of 2"),
         ("Ref 12/34/5678", "Ref 12/34/5678"),
+        ("Ref 12/34/56781", "Ref 12/34/56781"),
+        ("Ref 1/12/34/201812:00", "Ref 1/12/34/201812:00"),
         ("05Bob2018", "05Bob2018"),
     ],
 )
@@ -69,6 +74,7 @@ def test_same_but_spacing_needs_every_character_in_order_between_word_edges(
         ("string", "UNIHAKKA INTERNATIONAL SDN BHD", "UNIHAKKAINTERNATIONALSDN BHD"),
         ("date", "2018-01-18", "Date : 1 8/01/201 8"),
         ("date", "2018-03-05", "05Mar201818:24"),
+        ("date", "2019-01-09", "09/01/20198:01:11 PM"),
         ("string", "64.15", "RM 64. 1 5"),
         ("address", {"street": "NO.59 JALAN PERMAS 9/5"}, "NO.59JALAN PERMAS 9/5"),
     ],
@@ -88,6 +94,7 @@ def test_a_true_value_from_an_ocr_line_verifies_and_from_a_text_layer_does_not(
         ("string", "UNIHAKKA INTERNATIONAL", "UNIHAKKAINTERNATIONALSDN BHD X"),
         ("date", "2018-01-19", "Date : 1 8/01/201 8"),
         ("date", "2018-03-06", "05Mar201818:24"),
+        ("date", "2019-01-08", "09/01/20198:01:11 PM"),
         ("amount", {"value": 64.51, "currency": "MYR"}, "RM 64. 1 5"),
         ("amount", {"value": 6415, "currency": "MYR"}, "RM 64. 1 5"),
     ],

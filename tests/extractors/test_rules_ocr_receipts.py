@@ -58,6 +58,15 @@ def test_a_date_printed_on_the_names_row_stays_apart_from_the_name() -> None:
     assert result.fields["date"].value == {"iso": "2018-03-12", "original": "12 Mar2018"}
 
 
+@pytest.mark.parametrize("date", ["Date: 18/03/20185:41:06", "18/03/201821:28 0001"])
+def test_a_date_whose_year_ocr_ran_into_the_time_is_quoted_whole_and_verified(date: str) -> None:
+    result = read(receipt([*TOP, [date], ["TOTAL", "RM 33.90"], *PAID]))
+    found = result.fields["date"]
+    assert found.value == {"iso": "2018-03-18", "original": "18/03/2018"}
+    quote = date.removesuffix(" 0001")
+    assert (found.quote, found.line_start, found.status) == (quote, 5, Status.VERIFIED)
+
+
 @pytest.mark.parametrize(
     ("label", "amount", "value"),
     [
@@ -144,6 +153,11 @@ def test_a_code_run_into_a_date_s_shape_and_an_hour_after_a_year_are_no_date() -
     )
 
 
+def test_a_date_run_into_more_than_a_time_is_part_of_a_number() -> None:
+    assert find_dates("Ref 18/03/201856") == []
+    assert find_dates("Ref 18/03/20185 12") == []
+
+
 def test_spaces_in_a_text_layers_numbers_are_not_closed_up() -> None:
     assert [d.value["original"] for d in find_dates("Ref 1 1/01/2019")] == ["1/01/2019"]
     assert [d.written for d in spaced_dates("Ref 1 1/01/2019")] == ["11/01/2019"]
@@ -155,6 +169,8 @@ def test_spaces_in_a_text_layers_numbers_are_not_closed_up() -> None:
         ("05Mar201818:24", "2018-03-05"),
         ("12 Mar2018 18:19", "2018-03-12"),
         ("5MAR2018", "2018-03-05"),
+        ("Date: 18/03/20185:41:06", "2018-03-18"),
+        ("18.03.201821:28 0001", "2018-03-18"),
     ],
 )
 def test_a_tills_run_together_date_is_a_date(text: str, iso: str) -> None:

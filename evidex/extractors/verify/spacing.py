@@ -36,14 +36,19 @@ _GLUED_MONTH = re.compile(
     r"(?<![A-Za-z\d])(\d{1,2}) ?([A-Za-z]{3,9})\.? ?((?:19|20)\d{2})(?=\D|$|\d{1,2}:\d{2})"
 )
 
+# a numeric date whose four-digit year OCR ran into the time after it ("09/03/201821:28")
+_GLUED_TIME = re.compile(r"(?<![\d/.-])(\d{1,2}([/.-])\d{1,2}\2(?:19|20)\d{2})(?=\d{1,2}:\d{2})")
+
 _MONTH_NAMES = EN_MONTHS.keys() | {"sept"}  # "Sept" too: dateparser reads it
 
 
 def closed_up(quote: str) -> str:
     """``quote`` with the spaces OCR put inside a decimal amount or a numeric date taken out,
-    and a month's name run into its day and year spaced as a date ("05 Mar 2018")."""
+    a numeric date's year parted from the time run into it ("09/03/2018 21:28"), and a month's
+    name run into its day and year spaced as a date ("05 Mar 2018")."""
     text = _DECIMAL.sub(lambda m: m[1] + m[3] + m[5] + m[7], quote)
     text = SPACED_DATE.sub(_closed_date, text)
+    text = _GLUED_TIME.sub(r"\1 ", text)
     return _GLUED_MONTH.sub(_spaced_month, text)
 
 

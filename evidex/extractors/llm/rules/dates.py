@@ -59,6 +59,7 @@ DATE_TEXT = (
     r"(?P<y7>\d{4}))(?=\d{1,2}:\d{2}|\D|$)"
 )
 DATE = re.compile("(?i)" + DATE_TEXT)
+_TIME = re.compile(r"\d{1,2}:\d{2}")
 
 
 def _month(name: str) -> int:
@@ -107,8 +108,11 @@ def _read(m: re.Match[str]) -> Match | None:
 
 def _runs_on(m: re.Match[str], text: str) -> bool:
     """More digits follow the date, so it is part of a longer number; a run-together date
-    followed by its time ("10Mar201818:24") is not."""
-    return m.end() < len(text) and text[m.end()].isdigit() and not m["dmy"]
+    followed by its time ("10Mar201818:24") is not, nor a date whose four-digit year OCR ran
+    into the time after it ("09/03/201821:28")."""
+    if m.end() >= len(text) or not text[m.end()].isdigit():
+        return False
+    return not (m["dmy"] or (m.group()[-4:].isdigit() and _TIME.match(text, m.end())))
 
 
 def parse_date(text: str, pos: int, enum: tuple[str, ...] = ()) -> Match | None:

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from .dates import spaced_dates
 from .lines import Hit, Leaf, Line, Lines, leaf
-from .match import Match
+from .match import Match, word_end
 from .money import PERCENT_PREFIX
 from .values import ANCHORED, SEARCHED, near_value, parse_string, split_items
 
@@ -153,7 +153,8 @@ class LabelFinder:
             value = near_value(SEARCHED[kind](text), text, m, pos, before=kind == "duration")
         if value is None:
             return None
-        start, end = min(m.start(), value.start), max(m.end(), value.end)
+        # a quote stops at a word's end: "Date: 10/03/20185:41:06" when OCR ran the time on
+        start, end = min(m.start(), value.start), word_end(text, max(m.end(), value.end))
         if text[start:end].count("(") > text[start:end].count(")") and text[end : end + 1] == ")":
             end += 1  # "VAT (19%" reads better closed
         return line, value, (start, end) if end - start <= 120 else (value.start, value.end)

@@ -54,7 +54,7 @@ from evidex.extractors.verify.currency import currency_marks
 from .dates import MONTH_ONLY, find_dates, readings, spaced_dates
 from .issuer import TRAILING_ID, Issuer, nos, read_issuer
 from .lines import Hit, Line, Lines, join_caveats
-from .match import Match
+from .match import Match, word_end
 from .meaning import Concept
 from .money import closed_up, parse_amount
 from .ocr_text import misread, tidied
@@ -95,13 +95,6 @@ def _token_start(text: str, start: int) -> int:
     while start > 0 and not text[start - 1].isspace():
         start -= 1
     return start
-
-
-def _token_end(text: str, end: int) -> int:
-    """Where the word holding ``text[end - 1]`` ends: a quote stops at a word's end."""
-    while end < len(text) and not text[end].isspace():
-        end += 1
-    return end
 
 
 @dataclass(frozen=True, slots=True)
@@ -462,5 +455,5 @@ class ReceiptFinder:
                 f"of the sale; the one on line {line.no} is only the first"
             )
         # the order of an ambiguous date is still the document's to settle (``in_order``)
-        quote = (m.start, _token_end(line.text, m.end))  # "05Mar2018" of "05Mar201818:24"
+        quote = (m.start, word_end(line.text, m.end))
         return [Hit((3, 0), line, replace(m, caveat=caveat, doubt=doubt), quote)]
