@@ -19,7 +19,7 @@ from sample_answers import SAMPLES
 from evidex.extractors.errors import CorruptDocument, EmptyDocument, ImageTooLarge
 from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.parse.images import image_type
-from evidex.extractors.parse.ocr import OcrParser, OcrWord, ScriptedEngine, find_tessdata
+from evidex.extractors.parse.ocr import OcrParser, OcrWord, ScriptedEngine, find_tessdata, rapid
 from evidex.extractors.parse.ocr.calibrate import CURVES, calibrated
 from evidex.extractors.parse.ocr.choose import Reading, better, needs_second, quality
 from evidex.extractors.parse.ocr.prepare import MAX_SIDE, blank, prepare
@@ -96,6 +96,36 @@ def test_letters_closer_than_a_word_gap_stay_one_word() -> None:
         [[[10, 18], [90, 18], [90, 42], [10, 42]], "JOHOR", 0.9, quads, list("JOHOR"), [0.9] * 5]
     ]
     assert [w.text for w in spaced_words(found, pixels)] == ["JOHOR"]
+
+
+def test_the_engine_reads_the_page_smoothed_and_word_gaps_are_measured_on_it_as_it_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a speck between two letters, a pixel across: smoothed, it fades below half its depth
+    pixels = np.full((60, 200), 255, dtype=np.uint8)
+    pixels[20:40, 10:30] = 0
+    pixels[20:40, 60:80] = 0
+    pixels[30, 45] = 0
+    seen: list[np.ndarray] = []
+
+    def recognise(engine: Any, grey: np.ndarray, pad: float, scale: float) -> list[Any]:
+        seen.append(grey)
+        return []
+
+    measured: list[np.ndarray] = []
+
+    def spaced(found: Any, grey: np.ndarray, gap: float) -> list[OcrWord]:
+        measured.append(grey)
+        return []
+
+    monkeypatch.setattr(rapid, "_engine", lambda: None)
+    monkeypatch.setattr(rapid, "_recognise", recognise)
+    monkeypatch.setattr(rapid, "spaced_words", spaced)
+    rapid.RapidOcr().read(Image.fromarray(pixels), None, "page 1")
+    assert seen[0][30, 45] > 127 and seen[0][30, 20] < 64  # the speck fades, a stroke stays
+    assert (measured[0] == pixels).all()
+    rapid.RapidOcr(smooth=0).read(Image.fromarray(pixels), None, "page 1")
+    assert (seen[1] == pixels).all()
 
 
 # --- preparation --------------------------------------------------------------------------------
