@@ -58,6 +58,13 @@ def test_a_name_whose_bracket_wraps_over_lines_is_judged_whole() -> None:
     review(company, "one word before its company form", "'AIK HUAT HARDWARE'")
 
 
+def test_a_date_written_above_the_name_is_not_its_registration_number() -> None:
+    # a note and a date written by hand over the print: "1MAR2018" is shaped like an id
+    rows = [["AIT,"], ["1MAR2018"], ["KEDAI RUNCIT MAJU SDN BHD"], ["(654321-K)"]]
+    company = read(receipt([*rows, *ADDRESS, *TAIL])).fields["company"]
+    assert (company.value, company.line_start) == ("KEDAI RUNCIT MAJU SDN BHD", 3)
+
+
 def test_a_company_form_alone_is_never_the_name() -> None:
     rows = [["SDN BHD"], ["(113825-W)"], *ADDRESS, *TAIL]
     company = read(receipt(rows)).fields["company"]

@@ -291,7 +291,10 @@ def read_issuer(lines: list[Line], cells: dict[int, list[Line]]) -> Issuer | Non
         (
             i
             for i, t in enumerate(top)
-            if _REGISTRATION.match(_SPACED_DIGITS.sub("", t)) and named and named[0] < i
+            if _REGISTRATION.match(_SPACED_DIGITS.sub("", t))
+            and not find_dates(t)  # "1MAR2018" is shaped like an id, but it is a date
+            and named
+            and named[0] < i
         ),
         None,
     )
