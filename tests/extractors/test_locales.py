@@ -128,9 +128,11 @@ def test_a_letter_pair_inside_a_word_is_no_currency() -> None:
     assert numbers_in("INV12345") == set()
 
 
-def test_the_reason_for_a_quote_without_numbers_is_a_sentence() -> None:
+def test_the_reason_for_a_quote_without_numbers_or_dates_is_a_sentence() -> None:
     check = check_value("amount", {"value": 7.7, "currency": None}, "Nett Total")
     assert check.reason == "value 7.7 is not in the quote, which states no number"
+    check = check_value("date", {"iso": "2018-03-09", "original": "09/03/2018"}, "Nett Total")
+    assert check.reason == "date 2018-03-09 is not in the quote, which states no date"
 
 
 @pytest.mark.parametrize(

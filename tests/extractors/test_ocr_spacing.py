@@ -47,6 +47,15 @@ def test_closed_up_takes_out_only_spaces_inside_a_number_or_a_date(quote: str, c
     assert " ".join(closed_up(quote).split()) == " ".join(closed.split())
 
 
+def test_an_ocr_quote_whose_date_reads_only_closed_up_gives_that_readings_reason() -> None:
+    # no cue settles the order: the date is found once the time is parted from it, in doubt
+    check = check_value("date", "2018-03-09", "09/03/201821:280001", ocr=True)
+    assert not check.ok
+    assert check.reason.startswith("the day/month order of the quoted date is not settled")
+    check = check_value("date", "2018-03-09", "09/03/201821:280001", "dmy", ocr=True)
+    assert check.ok
+
+
 @pytest.mark.parametrize(
     ("value", "quote", "same"),
     [

@@ -48,6 +48,8 @@ from evidex.extractors.verify.spacing import closed_up, same_but_spacing
 
 __all__ = ["Check", "check_value", "currencies_in", "date_order", "dates_in", "numbers_in"]
 
+_STATES_NONE = "which states no"  # a quote that holds no value of the kind at all
+
 
 @dataclass(frozen=True, slots=True)
 class Check:
@@ -149,7 +151,7 @@ def _number(value: Any, quote: str, tolerance: float = 0.0) -> Check:
         return OK
     shown = _fmt(value) if isinstance(value, int | float) else repr(value)
     if not numbers:
-        return Check(False, f"value {shown} is not in the quote, which states no number")
+        return Check(False, f"value {shown} is not in the quote, {_STATES_NONE} number")
     said = ", ".join(sorted({_fmt(n) for n in numbers})[:4])
     return Check(False, f"value {shown} does not match {said} in the quote")
 
@@ -243,7 +245,9 @@ def _date_check(value: Any, quote: str, order: str | None = None, why: str = "")
         )
     if day in found:
         return Check(True, f"read {why}") if settled and why else OK
-    said = ", ".join(sorted(d.isoformat() for d in found)) or "no readable date"
+    if not found:
+        return Check(False, f"date {day.isoformat()} is not in the quote, {_STATES_NONE} date")
+    said = ", ".join(sorted(d.isoformat() for d in found))
     hint = {
         "dmy": " (the document writes dates day first)",
         "mdy": " (the document writes dates month first)",
@@ -442,8 +446,8 @@ def check_value(
     if closed == quote:
         return check
     again = _check(kind, value, closed, date_order, fuzzy, name, order_reason)
-    if not again.ok:
-        return check
+    if not again.ok:  # what the quote says once closed up, where as read it said nothing
+        return again if _STATES_NONE in check.reason and _STATES_NONE not in again.reason else check
     said = _SPACED.reason
     return Check(True, f"{again.reason}; {said}" if again.reason else said, again.computed)
 
