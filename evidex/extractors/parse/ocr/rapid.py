@@ -145,7 +145,7 @@ class RapidOcr:
     def read(self, image: Image.Image, dpi: int | None, what: str) -> list[OcrWord]:
         grey = image.convert("L")
         pixels = np.asarray(grey)
-        scale = detection_scale(image.size, print_height(image))
+        scale = detection_scale(image.size, print_height(grey))
         seen = (
             np.asarray(grey.filter(ImageFilter.GaussianBlur(self.smooth)))
             if self.smooth
