@@ -11,8 +11,9 @@ receipt read by both engines): RapidOCR keeps 72.5% of the key values, Tesseract
 RapidOCR reads first. Its page quality ranged 0.71-0.97 there, and on every receipt where
 Tesseract's reading would have kept more key values (2 of 20) RapidOCR's quality was the higher
 one, so a second reading of a receipt like these costs time and changes nothing. The second
-engine is for pages RapidOCR cannot read at all (its recogniser is the Chinese/English one: a
-script or print it does not know), hence a low threshold, :data:`SECOND_BELOW`.
+engine is for pages RapidOCR cannot read at all (a script or print its recogniser does not
+know), hence a low threshold, :data:`SECOND_BELOW`. With the PP-OCRv6 small recogniser and its
+curve, RapidOCR's page quality on receipts 000-049 is 0.60-0.98, so none is read twice.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Every engine's words pass through :func:`read_word` before they become lines, so
 get the same corrections. Each correction keeps a word's length, so character positions (and
 the spans and boxes built from them) stay where they were.
 
-* **Full-width forms.** The bundled PP-OCR recogniser is the Chinese/English one and reads a
+* **Full-width forms.** The PP-OCR recogniser reads Chinese beside Latin scripts and reads a
   colon or a bracket next to a Latin letter as its full-width form ("Total：", "（M）"), which a
   search for "Total:" never finds. Each character is folded by NFKC when that gives exactly one
   character (full-width letters, digits and punctuation, the ideographic space); characters
