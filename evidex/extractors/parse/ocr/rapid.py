@@ -12,7 +12,7 @@ shared by its threads behind a lock: onnxruntime already spreads one page over i
 * **Recogniser.** RapidOCR's bundled PP-OCRv4 recogniser lost one printed key value in five on
   scanned receipts, nearly all of them a letter or a comma inside a long address or name. On
   receipts 000-049 PP-OCRv6 small keeps 84.4% of the key values against 78.9% (PP-OCRv5 mobile:
-  72.9%; PP-OCRv6 tiny: 73.9%; PP-OCRv6 small's detector as well: 81.4%), at about 1.15 times
+  72.9%; PP-OCRv6 tiny: 73.9%; PP-OCRv6 small's detector as well: 81.4%), at about 1.14 times
   the seconds a receipt.
 
 What it gives: one detection box per run of text (a segment of a printed line) with the text the
