@@ -125,6 +125,54 @@ def test_letters_closer_than_a_word_gap_stay_one_word() -> None:
     assert [w.text for w in spaced_words(found, pixels)] == ["JOHOR"]
 
 
+def test_a_slanted_word_is_measured_along_its_slant_and_stays_one_word() -> None:
+    # "KLANG" running down 8 pixels a letter: its band (the quad's height about its centre)
+    # holds only part of each end letter; measured along the slant there is no word gap in it
+    pixels = np.full((120, 200), 255, dtype=np.uint8)
+    for i in range(5):
+        pixels[20 + i * 8 : 34 + i * 8, 10 + i * 16 : 10 + i * 16 + 13] = 0
+    quads = _chars("KLANG", 10, 16, 35, 51)
+    band = [[10, 35], [90, 35], [90, 51], [10, 51]]
+    found = [[band, "KLANG", 0.9, quads, list("KLANG"), [0.9] * 5, 32.0]]
+    assert [w.text for w in spaced_words(found, pixels)] == ["KLANG"]
+    level = [[band, "KLANG", 0.9, quads, list("KLANG"), [0.9] * 5]]  # measured level instead
+    assert [w.text for w in spaced_words(level, pixels)] != ["KLANG"]
+
+
+def test_a_faint_line_that_bows_is_kept_by_the_detector() -> None:
+    # the detector's text probability map: a line bowing 60 pixels down over its 500 (a curled
+    # slip), faintly text (0.75); the rectangle round it is mostly paper, its outline is not
+    import cv2
+
+    probability = np.zeros((200, 600), dtype=np.float32)
+    xs = np.arange(50, 551)
+    centre = np.stack([xs, 60 + 60 * np.sin(np.pi * (xs - 50) / 500)], axis=1)
+    cv2.polylines(probability, [centre.astype(np.int32)], False, 0.75, thickness=14)
+    boxes, _ = rapid._engine().text_det.postprocess_op(probability[None, None], (200, 600))
+    assert len(boxes) == 1
+    assert boxes[0][:, 0].min() < 60 and boxes[0][:, 0].max() > 540
+
+
+def slanted_line_page(angle: float) -> Image.Image:
+    image = Image.new("L", (900, 400), 255)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=26)
+    draw.text((60, 40), "ASIA MART SDN BHD", fill=0, font=font)
+    strip = Image.new("L", (820, 60), 255)
+    ImageDraw.Draw(strip).text((10, 15), "JALAN KAPAR, 42200 KLANG", fill=0, font=font)
+    image.paste(strip.rotate(angle, expand=True, fillcolor=255), (40, 110))
+    draw.text((60, 260), "GST ID: 001609584640", fill=0, font=font)
+    return image
+
+
+@pytest.mark.parametrize("angle", [4.0, -6.0])
+def test_a_line_slanted_on_a_level_page_is_read_with_its_own_spaces(angle: float) -> None:
+    words = rapid.RapidOcr().read(slanted_line_page(angle), None, "page 1")
+    assert " ".join(w.text for w in words) == (
+        "ASIA MART SDN BHD JALAN KAPAR, 42200 KLANG GST ID: 001609584640"
+    )
+
+
 def test_the_engine_reads_the_page_smoothed_and_word_gaps_are_measured_on_it_as_it_is(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

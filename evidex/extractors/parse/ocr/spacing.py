@@ -16,6 +16,12 @@ recogniser's word boxes — a box and a probability per character. What is put r
   width in nearly every font, so a space there is a whole empty cell, while a narrow "1" or ":" only
   leaves a wide blank beside it ("81 100" for the postcode 81100, "8: 13: 39" for a time). Spaces
   the recogniser read are kept. The words then keep their own boxes.
+* **Slant.** A line on a curled or tilted slip comes slanted, and its box (:mod:`.rapid`'s band:
+  the detector's quad's height about its centre) holds only part of the letters at its ends,
+  where the line has risen or fallen out of it: the gaps between those parts looked like word
+  spaces ("J A L A N KAPAR"). The blank columns are measured in a strip that follows the
+  line's slant, as the recogniser's straightened crop does, and a last mark is looked for in
+  the band where the line ends.
 * **Line ends.** Detection boxes hug the ink of letters and often cut off a line's last comma or
   full stop ("13," read as "13"), which is part of an address as printed. :mod:`.marks` finds
   the mark after a segment's last word in the ink and tells a comma from a full stop. Marks
@@ -56,8 +62,8 @@ def spaced_words(
     found: Sequence[Sequence[Any]], pixels: np.ndarray, space_gap: float = SPACE_GAP
 ) -> list[OcrWord]:
     """OcrWords from RapidOCR's ``return_word_box`` result rows (``[quad, text, score,
-    char_quads, chars, char_scores]``) over the grey ``pixels`` it read, spaces put back and
-    boxes grouped into rows."""
+    char_quads, chars, char_scores, rise]``, ``rise`` optional: see :func:`_blank_columns`)
+    over the grey ``pixels`` it read, spaces put back and boxes grouped into rows."""
     segments: list[tuple[BoxPx, list[tuple[str, BoxPx, float]]]] = []
     for entry in found:
         quad, text, score = entry[0], str(entry[1]), float(entry[2])
@@ -70,11 +76,13 @@ def spaced_words(
             continue
         if len(confs) != len(chars):
             confs = [score] * len(chars)
-        blank = _blank_columns(pixels, box)
+        rise = float(entry[6]) if len(entry) > 6 else 0.0
+        blank = _blank_columns(pixels, box, rise)
         gap = space_gap * (box[3] - box[1])  # of the detection box's height, as tuned
         band, box = box, _ink_rows(pixels, box)
         parts = _split(chars, char_boxes, confs, box, blank, gap)
-        segments.append((box, _with_last_mark(parts, pixels, band)))
+        end = (band[0], band[1] + rise / 2, band[2], band[3] + rise / 2)  # the band at its end
+        segments.append((box, _with_last_mark(parts, pixels, end)))
     words: list[OcrWord] = []
     for row, members in enumerate(_rows([b for b, _ in segments]), start=1):
         for index in members:
@@ -99,12 +107,14 @@ def _with_last_mark(
     return [*parts[:-1], (text + mark, (box[0], box[1], mark_box[2], box[3]), conf)]
 
 
-def _blank_columns(pixels: np.ndarray, box: BoxPx) -> tuple[int, np.ndarray]:
+def _blank_columns(pixels: np.ndarray, box: BoxPx, rise: float = 0.0) -> tuple[int, np.ndarray]:
     """The segment's strip: its left edge and, per pixel column, whether it holds no ink
-    (darker than Otsu's threshold within the strip)."""
+    (darker than Otsu's threshold within the strip). ``rise``: how far the line's centre
+    runs down (up, negative) from its left end to its right (a slanted line on a curled
+    slip); the strip follows it (see "Slant"), as the recogniser's straightened crop does."""
     x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
     x1, y1 = min(pixels.shape[1], int(np.ceil(box[2]))), min(pixels.shape[0], int(np.ceil(box[3])))
-    strip = pixels[y0:y1, x0:x1]
+    strip = _strip(pixels, x0, y0, x1, y1, rise)
     if strip.size == 0:
         return x0, np.zeros(0, dtype=bool)
     low, high = float(strip.min()), float(strip.max())
@@ -113,6 +123,21 @@ def _blank_columns(pixels: np.ndarray, box: BoxPx) -> tuple[int, np.ndarray]:
     threshold = otsu(strip)
     blank: np.ndarray = ~np.any(strip <= threshold, axis=0)
     return x0, blank
+
+
+def _strip(pixels: np.ndarray, x0: int, y0: int, x1: int, y1: int, rise: float) -> np.ndarray:
+    """Rows ``y0:y1`` of columns ``x0:x1``, each column shifted by its share of ``rise``
+    about the strip's middle (paper beyond the page's edges)."""
+    if x1 <= x0 or y1 <= y0:
+        return pixels[0:0, 0:0]
+    if abs(rise) < 1.0:
+        return pixels[y0:y1, x0:x1]
+    columns = np.arange(x0, x1)
+    shift = np.rint(rise * ((columns - x0) / max(x1 - x0 - 1, 1) - 0.5)).astype(int)
+    rows = np.arange(y0, y1)[:, None] + shift[None, :]
+    inside = (rows >= 0) & (rows < pixels.shape[0])
+    strip = pixels[np.clip(rows, 0, pixels.shape[0] - 1), columns[None, :]]
+    return np.where(inside, strip, 255).astype(pixels.dtype)
 
 
 def _ink_rows(pixels: np.ndarray, box: BoxPx) -> BoxPx:
