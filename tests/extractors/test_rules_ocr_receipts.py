@@ -207,6 +207,13 @@ def test_an_ocr_address_that_shows_a_misreading_goes_to_review() -> None:
     review(address, "line 3 was read by OCR and 'L0T' has a zero between letters")
 
 
+def test_a_speck_under_an_empty_address_label_is_no_address() -> None:
+    # the customer's "Name" and "Address" labels, left blank, and a speck OCR read as "B"
+    rows = [*TOP, ["Name", "CASH"], ["Address"], ["B"], ["TOTAL", "RM 33.90"], *PAID]
+    result = read(receipt(rows))
+    assert result.fields["address"].value == "NO 12, JALAN MAWAR 3, 81100 JOHOR BAHRU"
+
+
 def test_the_same_text_in_a_text_layer_is_what_the_document_says() -> None:
     text = "KEDAI RUNCIT MAJU SDN BHD\n(654321-K)\nL0T 1851-A, JALAN KPB 6, 43300 SERI KEMBANGAN\n"
     address = read_text(text + "TEL: 07-355 1234\nTOTAL: 33.90\n").fields["address"]

@@ -411,9 +411,12 @@ class _Filler(LabelFinder, LayoutFinder, ReceiptFinder):
 
     def _site_ok(self, spec: LeafSpec, kind: str, hit: Hit) -> bool:
         """A LinkedIn URL field takes a LinkedIn link; a plain URL field none that another
-        field names."""
+        field names; an address more than one letter or digit (a speck OCR read as "B" under
+        an empty "Address" label is none)."""
         if kind != "url":
-            return True
+            concept = self._concept(spec)
+            short = sum(c.isalnum() for c in str(hit.match.value)) < 2
+            return not (short and concept is not None and concept.kind == "address")
         url, name = str(hit.match.value).lower(), field_words(_split_path(spec.path)[1])
         own = [s for s in _SITES if s in name]
         if own:
