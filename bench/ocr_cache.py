@@ -61,7 +61,14 @@ def load_document(path: Path, image_sha: str) -> ParsedDocument | None:
         set(LINE_COLUMNS) - set(row) for row in body["lines"]
     ):
         return None
-    rows = [{**row, "words": [tuple(w) for w in row["words"]]} for row in body["lines"]]
+    rows = [
+        {
+            **row,
+            "words": [tuple(w) for w in row["words"]],
+            "word_confidence": tuple(row["word_confidence"]),
+        }
+        for row in body["lines"]
+    ]
     lines = make_lines(rows)
     meta = body["document"]
     return ParsedDocument(

@@ -51,7 +51,9 @@ Figures per source (the same definitions are printed above the table):
   the curve to paste into ``evidex/extractors/parse/ocr/calibrate.py``: the raw score under
   which only 5% of the lines read right fall is mapped to 0.6 (verification's "low OCR
   confidence"), 0 to 0 and 1 to 1, linearly between; then, with it, the share of right lines
-  flagged low and of wrong lines not flagged.
+  flagged low and of wrong lines not flagged. The same for words (``WORD_CURVES``): a word of
+  such a line is read right when the line's text and the transcript's, spaces aside, align
+  every character of it.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
@@ -206,6 +209,7 @@ class Tally:
     lost: list[str] = field(default_factory=list)
     words: Counter[str] = field(default_factory=Counter)  # "found", "printed" (see "words")
     calib: list[tuple[float, bool]] = field(default_factory=list)
+    calib_words: list[tuple[float, bool]] = field(default_factory=list)
 
 
 def count(tally: Tally, receipt: str, keys: dict[str, str], texts: list[str]) -> None:
@@ -279,8 +283,9 @@ def rules(doc: ParsedDocument, keys: dict[str, str], tally: Tally) -> None:
         tally.wrong_as_text += wrong and squash(value or "") != squash(want)
 
 
-def right_lines(doc: ParsedDocument, transcript: Path) -> list[tuple[float, bool]]:
-    """(raw line confidence, read right) per OCR line (see ``--calibrate``)."""
+def _truths(doc: ParsedDocument, transcript: Path) -> list[tuple[dict[Any, Any], str]]:
+    """Each OCR line with the transcript's text in its box (segments whose centres lie in it,
+    left to right, squashed)."""
     segs = _segments(transcript)
     out = []
     records: list[dict[Any, Any]] = doc.lines.to_dict("records")
@@ -290,9 +295,44 @@ def right_lines(doc: ParsedDocument, transcript: Path) -> list[tuple[float, bool
              and row["y0"] <= (s[1] + s[3]) / 2 <= row["y1"]),
             key=lambda s: s[0],
         )  # fmt: skip
-        truth = squash("".join(s[4] for s in inside))
-        right = bool(truth) and squash(str(row["text"])) == truth
-        out.append((float(row["ocr_confidence"]), right))
+        out.append((row, squash("".join(s[4] for s in inside))))
+    return out
+
+
+def right_lines(doc: ParsedDocument, transcript: Path) -> list[tuple[float, bool]]:
+    """(raw line confidence, read right) per OCR line (see ``--calibrate``)."""
+    return [
+        (float(row["ocr_confidence"]), bool(truth) and squash(str(row["text"])) == truth)
+        for row, truth in _truths(doc, transcript)
+    ]
+
+
+def right_words(doc: ParsedDocument, transcript: Path) -> list[tuple[float, bool]]:
+    """(raw word confidence, read right) per word of the OCR lines the transcript has text
+    for, words of no letter or digit left out: a word is read right when the line's text and
+    the transcript's, spaces aside, align every character of it (and lose none inside or
+    just after it)."""
+    out = []
+    for row, truth in _truths(doc, transcript):
+        confs, text = list(row["word_confidence"]), str(row["text"])
+        words = [text[w[0] : w[1]] for w in row["words"]]
+        if not truth or len(confs) != len(words):
+            continue
+        squashed = [squash(w) for w in words]
+        owner = [i for i, w in enumerate(squashed) for _ in w]
+        read = "".join(squashed)
+        right = [True] * len(words)
+        for tag, i1, i2, _, _ in SequenceMatcher(None, read, truth, autojunk=False).get_opcodes():
+            if tag in ("replace", "delete"):
+                for k in range(i1, i2):
+                    right[owner[k]] = False
+            elif tag == "insert" and read:
+                right[owner[max(0, i1 - 1)]] = False
+        out += [
+            (float(c), ok)
+            for c, ok, w in zip(confs, right, words, strict=True)
+            if any(ch.isalnum() for ch in w)
+        ]
     return out
 
 
@@ -315,6 +355,7 @@ def run(root: Path, first: int, last: int, sources: list[str], args: argparse.Na
     if args.calibrate:
         for engine in ("tesseract", "rapidocr"):
             calibration.CURVES[engine] = ()
+            calibration.WORD_CURVES[engine] = ()
     numbers = [f"{n:03}" for n in range(first, last + 1)]
     numbers = [n for n in numbers if (root / "images" / f"{n}.jpg").is_file()]
     print(f"receipts {first:03}-{last:03}: {len(numbers)} found in {root}")
@@ -343,6 +384,7 @@ def run(root: Path, first: int, last: int, sources: list[str], args: argparse.Na
                 rules(doc, keys, tally)
             if args.calibrate and source != "gold":
                 tally.calib += right_lines(doc, root / "ocr_gold" / f"{n}.csv")
+                tally.calib_words += right_words(doc, root / "ocr_gold" / f"{n}.csv")
         print(f"  {n} done", file=sys.stderr)
     report(tallies, args)
 
@@ -388,23 +430,37 @@ def report(tallies: dict[str, Tally], args: argparse.Namespace) -> None:
             print(f"{source:10}{'':16} {cells} {every:7.1f} {wrongs}")
     if args.calibrate:
         for source, t in tallies.items():
-            if not t.calib:
-                continue
-            right = sorted(c for c, ok in t.calib if ok)
-            wrong = [c for c, ok in t.calib if not ok]
-            print(f"\n{source}: {len(t.calib)} lines, {len(right)} read right")
-            print(f"  reliability (raw score, share read right): {tuple(isotonic(t.calib))}")
-            knee = round(right[int(RIGHT_FLAGGED * len(right))], 3) if right else OCR_LOW
-            curve = ((0.0, 0.0), (knee, OCR_LOW), (1.0, 1.0))
-            calibration.CURVES[source] = curve
-            print(f"  curve: {curve}")
-            flagged = sum(calibration.calibrated(source, c) < OCR_LOW for c in right)
-            passed = sum(calibration.calibrated(source, c) >= OCR_LOW for c in wrong)
-            print(f"  with it: right lines flagged low {flagged}/{len(right)}, "
-                  f"wrong lines not flagged {passed}/{len(wrong)}")  # fmt: skip
+            for unit, pairs, curves in (
+                ("lines", t.calib, calibration.CURVES),
+                ("words", t.calib_words, calibration.WORD_CURVES),
+            ):
+                if pairs:
+                    _fit(source, unit, pairs, curves)
     if args.show:
         for source, t in tallies.items():
             print(f"\n{source} lost:", *t.lost, sep="\n  ")
+
+
+def _fit(
+    source: str,
+    unit: str,
+    pairs: list[tuple[float, bool]],
+    curves: dict[str, tuple[tuple[float, float], ...]],
+) -> None:
+    """Print the reliability of one engine's raw ``unit`` scores and the curve fitted to them
+    (see ``--calibrate``), and how the curve sorts them."""
+    right = sorted(c for c, ok in pairs if ok)
+    wrong = [c for c, ok in pairs if not ok]
+    print(f"\n{source}: {len(pairs)} {unit}, {len(right)} read right")
+    print(f"  reliability (raw score, share read right): {tuple(isotonic(pairs))}")
+    knee = round(right[int(RIGHT_FLAGGED * len(right))], 3) if right else OCR_LOW
+    curve = ((0.0, 0.0), (knee, OCR_LOW), (1.0, 1.0))
+    curves[source] = curve
+    print(f"  curve: {curve}")
+    flagged = sum(calibration.calibrated(source, c, curves) < OCR_LOW for c in right)
+    passed = sum(calibration.calibrated(source, c, curves) >= OCR_LOW for c in wrong)
+    print(f"  with it: right {unit} flagged low {flagged}/{len(right)}, "
+          f"wrong {unit} not flagged {passed}/{len(wrong)}")  # fmt: skip
 
 
 def main() -> None:

@@ -16,6 +16,9 @@ The line table (``lines``) is a pandas DataFrame with one row per text line:
 ``role``                  the layout role when the parser knows it (``title``, ``sectionHeading``,
                           ``pageHeader``, ``pageFooter``, ``pageNumber``, ``footnote``), else ""
 ``ocr_confidence``        0..1 when the text was read by OCR, else NaN
+``word_confidence``       per word of ``words``, its own OCR confidence (0..1, on the line's
+                          scale) when the parser gives one, else empty: a line's confidence
+                          says how it reads as a whole, a word's where in it the doubt lies
 ``table``                 index of the table this line is a row of (``-1`` when none); a table row
                           is ONE line whose text is its cells joined by `` | ``
 ``source``                the parser that produced the line (``pymupdf``, ``azure``, ``ocr``)
@@ -65,11 +68,17 @@ LINE_COLUMNS = (
     "words",
     "role",
     "ocr_confidence",
+    "word_confidence",
     "table",
     "source",
 )
 # Columns a parser may leave out, with the value they then take.
-LINE_DEFAULTS: dict[str, Any] = {"role": "", "ocr_confidence": float("nan"), "table": -1}
+LINE_DEFAULTS: dict[str, Any] = {
+    "role": "",
+    "ocr_confidence": float("nan"),
+    "word_confidence": (),
+    "table": -1,
+}
 # The line table's numeric and boolean columns and their types (the others are text or lists).
 _LINE_TYPES: dict[str, Any] = {
     **dict.fromkeys(("line", "page", "line_in_page", "table"), np.int64),
@@ -117,7 +126,7 @@ def line_row(
 ) -> dict[str, Any]:
     """One row for :func:`make_lines`, boxed by the union of its (one or more) words; visible
     unless ``hidden_reason`` says why not; ``columns`` sets optional columns (``table``,
-    ``ocr_confidence``, ``source``)."""
+    ``ocr_confidence``, ``word_confidence``, ``source``)."""
     x0, y0 = min(w[2] for w in words), min(w[3] for w in words)
     x1, y1 = max(w[4] for w in words), max(w[5] for w in words)
     shown = {"visible": not hidden_reason, "hidden_reason": hidden_reason}

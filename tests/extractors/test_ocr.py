@@ -226,6 +226,17 @@ def test_tesseract_lines_are_split_at_column_gaps_and_read_like_a_text_layer() -
     assert first["source"] == "ocr" and first["ocr_confidence"] == 0.9
 
 
+def test_each_word_keeps_its_own_confidence_beside_the_line_s() -> None:
+    words = [
+        _word("Total", 100, 100, (1, 1, 1), 0.99),
+        _word("9.00", 170, 100, (1, 1, 1), 0.5),
+    ]
+    rows = page_rows(words, 1, 1.0, (600.0, 400.0), word_confidence=lambda w: w.conf / 2)
+    assert [r["text"] for r in rows] == ["Total 9.00"]
+    assert rows[0]["word_confidence"] == (0.495, 0.25)
+    assert rows[0]["ocr_confidence"] == round((0.99 + 0.5) / 2, 3)
+
+
 def test_a_receipt_s_labels_and_their_far_off_figures_read_in_rows() -> None:
     # A till receipt: labels at the left edge, amounts at the right, 24 line heights apart, one
     # detection box each (RapidOCR). Read down the columns, every label would come before every
@@ -341,6 +352,62 @@ def test_ocr_noise_is_tolerated_only_over_ocr_lines(source: str, status: Status)
         assert buyer.match == "fuzzy" and buyer.line_start == 1 and buyer.boxes
         assert "the quote matches the OCR text approximately (86%)" in buyer.reasons
         assert "read by OCR (confidence 0.90)" in buyer.reasons
+
+
+SLIP = """\
+Brouwer Analytics B.V.
+Bi11 Date : 20/12/2017
+Due 05 Mar 2018
+Total due 19.953,80 EUR
+"""
+
+
+def ocr_words(text: str, line: float, words: dict[str, float]) -> ParsedDocument:
+    """``text`` as OCR lines of confidence ``line``, each word of confidence ``words[word]``
+    (else the line's)."""
+    doc = ocr_like(text, line)
+    confs = [
+        tuple(words.get(str(t)[w[0] : w[1]], line) for w in ws)
+        for t, ws in zip(doc.lines["text"], doc.lines["words"], strict=True)
+    ]
+    return ParsedDocument(
+        doc.lines.assign(word_confidence=confs), doc.pages, doc.sha256, doc.filename, "ocr"
+    )
+
+
+def test_a_date_read_right_in_a_misread_line_is_judged_by_its_own_words() -> None:
+    # the label "Bill" read "Bi11" pulls the line down; the date's own word was read surely
+    read = ocr_words(SLIP, 0.45, {"Bi11": 0.2, "20/12/2017": 0.97})
+    quote = "Bi11 Date : 20/12/2017"
+    date = {"iso": "2017-12-20", "original": "20/12/2017"}
+    got = verify_invoice(read, {"issue_date": leaf(date, quote, 2)}).fields["issue_date"]
+    assert got.status == Status.VERIFIED, got.reasons
+    assert "read by OCR (confidence 0.97 on '20/12/2017')" in got.reasons
+
+
+def test_a_misread_figure_in_a_confident_line_goes_to_review_naming_its_word() -> None:
+    read = ocr_words(SLIP, 0.95, {"19.953,80": 0.41})
+    quote = "Total due 19.953,80 EUR"
+    value = {"value": 19953.8, "currency": "EUR"}
+    got = verify_invoice(read, {"total": leaf(value, quote, 4)}).fields["total"]
+    assert got.status == Status.NEEDS_REVIEW
+    assert got.reasons[0].startswith("low OCR confidence (0.41) on '19.953,80': ")
+
+
+def test_a_date_s_month_name_counts_among_its_words() -> None:
+    read = ocr_words(SLIP, 0.95, {"Mar": 0.3})
+    date = {"iso": "2018-03-05", "original": "05 Mar 2018"}
+    got = verify_invoice(read, {"due_date": leaf(date, "05 Mar 2018", 3)})
+    assert got.fields["due_date"].status == Status.NEEDS_REVIEW
+    assert got.fields["due_date"].reasons[0].startswith("low OCR confidence (0.30) on 'Mar': ")
+
+
+def test_a_name_is_judged_by_its_line_not_its_least_sure_word() -> None:
+    read = ocr_words(SLIP, 0.87, {"B.V.": 0.3})
+    quote = "Brouwer Analytics B.V."
+    got = verify_invoice(read, {"seller.name": leaf(quote, quote, 1)}).fields["seller.name"]
+    assert got.status == Status.VERIFIED
+    assert "read by OCR (confidence 0.87)" in got.reasons
 
 
 def test_ocr_noise_never_forgives_a_digit() -> None:

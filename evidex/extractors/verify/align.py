@@ -66,6 +66,10 @@ class DocText:
         self.visible: list[bool] = [bool(v) for v in _column(lines, "visible", True)]
         self.hidden_reason: list[str] = [str(v) for v in _column(lines, "hidden_reason", "")]
         self.ocr_confidence: list[float] = _column(lines, "ocr_confidence", math.nan)
+        self.word_confidence: list[list[float]] = [
+            list(c) if isinstance(c, list | tuple) else []
+            for c in _column(lines, "word_confidence", ())
+        ]
         self.boxes: list[tuple[float, float, float, float]] = list(
             zip(*(_column(lines, k, 0.0) for k in ("x0", "y0", "x1", "y1")), strict=True)
         )

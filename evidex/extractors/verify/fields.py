@@ -18,7 +18,8 @@ field keeps its value and evidence but is never ``verified``: the description is
 conflict may name a field's parent (``seller``, ``line_items[2]``) to cover the fields under it.
 
 Evidence read by OCR (lines with an ``ocr_confidence``) says so: a field whose matched lines were
-OCRed gets the reason "read by OCR (confidence 0.87)", the lowest confidence of those lines, and
+OCRed gets the reason "read by OCR (confidence 0.87)", the lowest confidence of those lines (of
+the words that print its figures, for a value read from figures: :mod:`.confidence`), and
 goes to review below :data:`OCR_LOW` ("low OCR confidence"): the text may not be what is printed,
 and a reviewer must look at the image. OCR noise is expected there, so a fuzzy match over OCRed
 lines (local OCR, digits still exact, :mod:`.align`) is not by itself a reason for review; it
@@ -27,7 +28,6 @@ is named.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +37,7 @@ from pydantic import BaseModel
 
 from evidex.extractors.verify.align import DocText, Match
 from evidex.extractors.verify.compare import check_value, quoted_values, written_number
+from evidex.extractors.verify.confidence import ocr_confidence
 from evidex.extractors.verify.crossfield import check_rules
 from evidex.extractors.verify.locales import Order, settle_order
 from evidex.schemas import Box, FieldResult, SchemaDef, Status, iter_leaves
@@ -74,16 +75,6 @@ def boxes_for(doc: DocText, match: Match) -> list[Box]:
             )
         )
     return out
-
-
-def _ocr_confidence(doc: DocText, rows: list[int]) -> tuple[float, bool] | None:
-    """The lowest OCR confidence of the matched rows (None when none has one) and whether every
-    one of them was read by the local OCR (``source == "ocr"``), whose noise fuzzy matching is
-    there to absorb."""
-    read = [c for c in (doc.ocr_confidence[r] for r in rows) if not math.isnan(c)]
-    if not read:
-        return None
-    return float(min(read)), all(doc.ocr[r] for r in rows)
 
 
 def _json(value: Any) -> Any:
@@ -140,18 +131,19 @@ def verify_field(
             f"span corrected: the model cited {cited}; the quote is on {line_start}-{line_end}"
         )
     review: list[str] = []
-    ocr = _ocr_confidence(doc, rows)
-    if match.level == "fuzzy" and ocr is not None and ocr[1]:
+    ocr = ocr_confidence(doc, match.ranges, kind, value)
+    if match.level == "fuzzy" and ocr is not None and ocr.local:
         reasons.append(f"the quote matches the OCR text approximately ({match.score:.0f}%)")
     elif match.level == "fuzzy":
         review.append(f"the quote matches the document only approximately ({match.score:.0f}%)")
-    if ocr is not None and ocr[0] < OCR_LOW:
+    where = f" on {ocr.word!r}" if ocr is not None and ocr.word else ""
+    if ocr is not None and ocr.value < OCR_LOW:
         review.append(
-            f"low OCR confidence ({ocr[0]:.2f}): the text was read by OCR and may not be what is "
-            "printed; check it against the image"
+            f"low OCR confidence ({ocr.value:.2f}){where}: the text was read by OCR and may not "
+            "be what is printed; check it against the image"
         )
     elif ocr is not None:
-        reasons.append(f"read by OCR (confidence {ocr[0]:.2f})")
+        reasons.append(f"read by OCR (confidence {ocr.value:.2f}{where})")
     if match.ambiguous:
         review.append(f"the quote occurs {match.occurrences} times and the {_AMBIGUOUS}")
     hidden = [r for r in rows if not doc.visible[r]]

@@ -22,7 +22,8 @@ Text: each word as :func:`.reading.read_word` puts it right (full-width forms fo
 digit between letters read as the letter, an O among digits as 0).
 
 Confidence: ``ocr_confidence`` is the engine's calibrated line confidence
-(:meth:`.words.OcrEngine.line_confidence`, see :mod:`.calibrate`).
+(:meth:`.words.OcrEngine.line_confidence`, see :mod:`.calibrate`), ``word_confidence`` each
+word's (:meth:`.words.OcrEngine.word_confidence`), on the same scale.
 """
 
 from __future__ import annotations
@@ -68,13 +69,15 @@ def page_rows(
     scale: float | ToPage,
     size: tuple[float, float],
     confidence: Callable[[Sequence[OcrWord]], float] | None = None,
+    word_confidence: Callable[[OcrWord], float] | None = None,
 ) -> list[dict[str, Any]]:
     """Line-table rows for one page from an engine's words, in reading order. ``scale``: the
     page unit per image pixel (72/dpi for points, 1 for pixels), or a function mapping a box of
     the image to the page; boxes are clipped to ``size``. ``confidence``: the line confidence
-    (default: :func:`mean_confidence`)."""
+    (default: :func:`mean_confidence`); ``word_confidence``: a word's (default: its own score)."""
     to_page = _scaled(scale) if isinstance(scale, int | float) else scale
     rate = confidence or (lambda ws: round(mean_confidence(ws), 3))
+    rate_word = word_confidence or (lambda w: round(w.conf, 3))
     by_line: dict[tuple[int, int, int], list[OcrWord]] = {}
     for word in words:
         word = replace(word, text=read_word(word.text))
@@ -104,7 +107,9 @@ def page_rows(
     blocks = stacked + rows  # a row of cells is one printed line, never a paragraph
     boxes = [_union([_seg_box(s) for s in b]) for b in blocks]
     order = reading_order(boxes, [len(b) > 1 for b in stacked] + [False] * len(rows))
-    return [_row(seg, page_no, to_page, size, rate) for i in order for seg in blocks[i]]
+    return [
+        _row(seg, page_no, to_page, size, (rate, rate_word)) for i in order for seg in blocks[i]
+    ]
 
 
 def _figure(segment: Sequence[OcrWord]) -> bool:
@@ -160,7 +165,7 @@ def _row(
     page_no: int,
     to_page: ToPage,
     size: tuple[float, float],
-    rate: Callable[[Sequence[OcrWord]], float],
+    rates: tuple[Callable[[Sequence[OcrWord]], float], Callable[[OcrWord], float]],
 ) -> dict[str, Any]:
     top = min(w.line_box[1] for w in seg)
     bottom = max(w.line_box[3] for w in seg)
@@ -180,5 +185,13 @@ def _row(
         )
         pos += len(w.text) + 1
     text = " ".join(w.text for w in seg)
-    confidence = float(rate(seg))
-    return line_row(page_no, text, words, round(font, 1), ocr_confidence=confidence, source="ocr")
+    rate, rate_word = rates
+    return line_row(
+        page_no,
+        text,
+        words,
+        round(font, 1),
+        ocr_confidence=float(rate(seg)),
+        word_confidence=tuple(float(rate_word(w)) for w in seg),
+        source="ocr",
+    )

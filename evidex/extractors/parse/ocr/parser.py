@@ -239,7 +239,9 @@ class OcrParser:
         dpi = round(job.unit_dpi * zoom) if job.unit_dpi else None
         words = engine.read(ready.image, dpi, what)
         to_page = ready.to_page if job.points else _whole_pixels(ready.to_page)
-        rows = page_rows(words, job.page, to_page, job.size, engine.line_confidence)
+        rows = page_rows(
+            words, job.page, to_page, job.size, engine.line_confidence, engine.word_confidence
+        )
         return Reading(engine.name, rows)
 
     def parse_image(self, data: bytes, filename: str, kind: str) -> ParsedDocument:

@@ -77,7 +77,7 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageFilter
 
-from evidex.extractors.parse.ocr.calibrate import calibrated
+from evidex.extractors.parse.ocr.calibrate import WORD_CURVES, calibrated
 from evidex.extractors.parse.ocr.lines import mean_confidence
 from evidex.extractors.parse.ocr.prepare import print_height
 from evidex.extractors.parse.ocr.spacing import SPACE_GAP, spaced_words
@@ -204,6 +204,9 @@ class RapidOcr:
 
     def line_confidence(self, words: Sequence[OcrWord]) -> float:
         return calibrated(self.name, mean_confidence(words))
+
+    def word_confidence(self, word: OcrWord) -> float:
+        return calibrated(self.name, word.conf, WORD_CURVES)
 
 
 def detection_scale(size: tuple[int, int], print_px: float | None) -> float:

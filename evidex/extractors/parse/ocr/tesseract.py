@@ -33,7 +33,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from evidex.extractors.parse.ocr.calibrate import calibrated
+from evidex.extractors.parse.ocr.calibrate import WORD_CURVES, calibrated
 from evidex.extractors.parse.ocr.lines import mean_confidence
 from evidex.extractors.parse.ocr.words import OcrWord
 from evidex.schemas import ConfigError, RunError
@@ -150,6 +150,9 @@ class Tesseract:
 
     def line_confidence(self, words: Sequence[OcrWord]) -> float:
         return calibrated(self.name, mean_confidence(words))
+
+    def word_confidence(self, word: OcrWord) -> float:
+        return calibrated(self.name, word.conf, WORD_CURVES)
 
 
 def _png(image: Image.Image) -> bytes:

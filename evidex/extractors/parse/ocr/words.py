@@ -3,8 +3,8 @@
 An engine reads one prepared page image (:mod:`.prepare`) and returns its words: text, ink box
 in that image's pixels, the engine's own confidence (0..1, not yet calibrated) and the line the
 engine put the word on, with that line's box. Everything after that — splitting lines at column
-gaps, reading order, boxes in the page's unit, calibrated line confidence — is the same for every
-engine (:mod:`.lines`), so two engines differ only in what they read.
+gaps, reading order, boxes in the page's unit, calibrated line and word confidence — is the same
+for every engine (:mod:`.lines`), so two engines differ only in what they read.
 """
 
 from __future__ import annotations
@@ -52,6 +52,10 @@ class OcrEngine(Protocol):
         """The calibrated confidence (0..1) that a line of these words was read right."""
         ...
 
+    def word_confidence(self, word: OcrWord) -> float:
+        """The calibrated confidence (0..1, on the line's scale) that ``word`` was read right."""
+        ...
+
 
 @dataclass
 class ScriptedEngine:
@@ -70,3 +74,6 @@ class ScriptedEngine:
 
     def line_confidence(self, words: Sequence[OcrWord]) -> float:
         return round(sum(w.conf for w in words) / max(len(words), 1), 3)
+
+    def word_confidence(self, word: OcrWord) -> float:
+        return round(word.conf, 3)
