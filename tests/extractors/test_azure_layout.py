@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import itertools
 import json
@@ -160,6 +161,21 @@ def test_invoice_boxes_are_pymupdfs_boxes_in_points(fake: FakeAzure) -> None:
     )
     assert doc.lines["visible"].all() and (doc.lines["ocr_confidence"] == 0.995).all()
     assert list(doc.lines["line"]) == list(range(1, len(doc.lines) + 1))
+
+
+def test_each_word_keeps_its_own_confidence_and_the_line_its_lowest(fake: FakeAzure) -> None:
+    result = copy.deepcopy(body("invoice"))
+    result["pages"][0]["words"][1]["confidence"] = 0.31  # "Tagungshaus" of the first line
+    fake.add(result)
+    doc = AzureLayoutParser(fake.endpoint, KEY, polling_interval_s=0.05).parse(
+        pdf("invoice"), "invoice.pdf"
+    )
+    first = doc.lines.iloc[0]
+    assert first["text"] == "Spreeufer Tagungshaus GmbH"
+    assert first["word_confidence"] == (0.995, 0.31, 0.995)
+    assert first["ocr_confidence"] == 0.31
+    for row in doc.lines.itertuples():  # table rows too: a confidence per word, in order
+        assert len(row.word_confidence) == len(row.words) > 0, row.text
 
 
 def test_the_line_items_table_becomes_one_line_per_row(fake: FakeAzure) -> None:

@@ -6,11 +6,12 @@ The only module importing ``azure.*``. PDF/PNG/JPEG/TIFF/BMP bytes (by magic byt
 ``inch`` (PDF) x 72 -> points; ``pixel`` (image) kept; origin top-left; polygon -> min/max box.
 One row per Azure line in Azure's reading order: ``text`` = ``content`` at its spans, ``words``
 those in its spans, ``role`` from the paragraph holding it, ``font_size`` ~ 0.8 x line height,
-``ocr_confidence`` the lowest word confidence. A table ROW is one line (cells joined by `` | `` in
-column order, the cells' words and boxes, ``table`` = its index) replacing the lines inside its
-cells where the first was; :func:`tables_of` gives the cells. 401/403 -> :class:`AzureAuthError`,
-429 -> :class:`AzureQuota` (over 5 s of ``Retry-After`` is not slept through), ``InvalidContent``
--> ``CorruptDocument``, ``UnsupportedContent``/size -> ``UnsupportedDocument``, 5xx/failed/no
+``ocr_confidence`` the lowest word confidence, ``word_confidence`` each word's. A table ROW is
+one line (cells joined by `` | `` in column order, the cells' words and boxes, ``table`` = its
+index) replacing the lines inside its cells where the first was; :func:`tables_of` gives the
+cells. 401/403 -> :class:`AzureAuthError`, 429 -> :class:`AzureQuota` (over 5 s of
+``Retry-After`` is not slept through), ``InvalidContent`` -> ``CorruptDocument``,
+``UnsupportedContent``/size -> ``UnsupportedDocument``, 5xx/failed/no
 answer/timeout -> :class:`AzureUnavailable` (after the SDK's ``max_retries`` retries).
 """
 
@@ -92,6 +93,7 @@ class Cell:
     spans: tuple[Span, ...] = ()
     confidence: float = math.nan  # lowest word confidence
     kind: str = "content"  # or columnHeader, rowHeader, ...
+    word_confidence: tuple[float, ...] = ()  # per word of ``words``
 
 
 @dataclass(frozen=True)
@@ -277,8 +279,8 @@ class _Layout:
         xs, ys, s = polygon[0::2], polygon[1::2], self.scale.get(page, 72.0)
         return (min(xs) * s, min(ys) * s, max(xs) * s, max(ys) * s)
 
-    def text(self, spans: Sequence[Span]) -> tuple[str, list[Word], float]:
-        """The text at ``spans`` (joined by spaces), its words, their lowest confidence."""
+    def text(self, spans: Sequence[Span]) -> tuple[str, list[Word], list[float]]:
+        """The text at ``spans`` (joined by spaces), its words, and their confidences."""
         text, words, confidences = "", [], []
         for start, end in spans:
             base = len(text) + (1 if text else 0)
@@ -291,7 +293,11 @@ class _Layout:
                     stop = min(offset + length, end) - start + base
                     words.append((offset - start + base, stop, box[0], box[1], box[2], box[3]))
                     confidences.append(confidence)
-        return text, words, min(confidences, default=math.nan)
+        return text, words, confidences
+
+
+def _lowest(confidences: Sequence[float]) -> float:
+    return min((c for c in confidences if not math.isnan(c)), default=math.nan)
 
 
 def _finder(items: Iterable[tuple[Span, Any]]) -> Callable[[Sequence[Span]], Any]:
@@ -330,12 +336,16 @@ def _tables(result: Mapping[str, Any], layout: _Layout) -> list[Table]:
         cells = []
         for cell in table.get("cells") or []:
             spans = _spans(cell)
-            text, words, low = layout.text(spans)
+            text, words, confs = layout.text(spans)
             region = (cell.get("boundingRegions") or table.get("boundingRegions") or [{}])[0]
             page = int(region.get("pageNumber", 0))
             box, kind = layout.box(region.get("polygon"), page), cell.get("kind") or "content"
             row, col = int(cell["rowIndex"]), int(cell["columnIndex"])
-            cells.append(Cell(row, col, text, page, box, tuple(words), tuple(spans), low, kind))
+            low = _lowest(confs)
+            cell = Cell(
+                row, col, text, page, box, tuple(words), tuple(spans), low, kind, tuple(confs)
+            )
+            cells.append(cell)
         size = (int(table.get("rowCount") or 0), int(table.get("columnCount") or 0))
         tables.append(Table(index, *size, tuple(cells)))
     return tables
@@ -353,15 +363,25 @@ def _table_rows(table: Table) -> dict[int, list[dict[str, Any]]]:
     out: dict[int, list[dict[str, Any]]] = {}
     for cells in table.rows():
         words: list[Word] = []
+        confs: list[float] = []
         starts = itertools.accumulate((len(c.text) + 3 for c in cells), initial=0)
         for cell, pos in zip(cells, starts, strict=False):
             words += [(w[0] + pos, w[1] + pos, w[2], w[3], w[4], w[5]) for w in cell.words]
+            confs += cell.word_confidence
         boxes = [c.box for c in cells if c.box is not None]
         if not any(c.text.strip() for c in cells) or not (boxes or words):
             continue
         low = min((c.confidence for c in cells if not math.isnan(c.confidence)), default=math.nan)
         text, box = " | ".join(c.text for c in cells), _union(boxes) if boxes else None
-        row = _row(cells[0].page, text, words, box, table=table.index, ocr_confidence=low)
+        row = _row(
+            cells[0].page,
+            text,
+            words,
+            box,
+            table=table.index,
+            ocr_confidence=low,
+            word_confidence=tuple(confs),
+        )
         out.setdefault(cells[0].page, []).append(row)
     return out
 
@@ -385,10 +405,11 @@ def _line_table(result: Mapping[str, Any], filename: str) -> tuple[pd.DataFrame,
                 rows += [] if table in placed else table_rows[table].get(number, [])
                 placed.add(table)
                 continue
-            text, words, low = layout.text(spans)
+            text, words, confs = layout.text(spans)
             box, role = layout.box(line.get("polygon"), number), role_of(spans) or ""
             if text.strip() and (box or words):
-                rows.append(_row(number, text, words, box, role=role, ocr_confidence=low))
+                row = _row(number, text, words, box, role=role, ocr_confidence=_lowest(confs))
+                rows.append({**row, "word_confidence": tuple(confs)})
         for index, by_page in enumerate(table_rows):  # a table none of whose lines was listed
             rows += [] if index in placed else by_page.get(number, [])
         size = [float(page.get(k) or 0) * layout.scale[number] for k in ("width", "height")]

@@ -74,7 +74,7 @@ def _value_words(
         inside = [
             (float(conf), doc.raw[row][w[0] : w[1]])
             for w, conf in zip(words, confs, strict=True)
-            if w[0] < b and w[1] > a
+            if w[0] < b and w[1] > a and not math.isnan(conf)
         ]
         hits = {i for i, (_, text) in enumerate(inside) if runs & _runs(text)}
         if kind == "date":
