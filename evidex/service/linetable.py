@@ -7,7 +7,9 @@ One row per line: ``line`` (the global number the model cites), ``page``, ``line
 ``text`` (as the prompt holds it: :func:`evidex.extractors.plan.prompt.render_lines`),
 ``confidence`` (the calibrated OCR confidence, empty / null for text read from a text layer)
 and ``source`` (the parser that read it). TSV has a header row; JSONL one object per line with
-those keys. So a person, or a script, can tell what OCR lost from what extraction missed
+those keys and ``words``: each word's ``text`` and calibrated ``confidence`` where the parser
+gives one (OCR, Azure), else null, so a reviewer sees which word a "low OCR confidence on …"
+reason names. So a person, or a script, can tell what OCR lost from what extraction missed
 without importing evidex.
 """
 
@@ -31,8 +33,12 @@ def line_rows(lines: Any) -> list[dict[str, Any]]:
 
     rendered = render_lines(lines).split("\n") if len(lines) else []
     out = []
-    for text_row, confidence, source in zip(
-        rendered, lines["ocr_confidence"].tolist(), lines["source"].tolist(), strict=True
+    for text_row, confidence, source, words in zip(
+        rendered,
+        lines["ocr_confidence"].tolist(),
+        lines["source"].tolist(),
+        _words(lines),
+        strict=True,
     ):
         line, page, number, text = text_row.split("\t", 3)
         conf = float(confidence)
@@ -44,7 +50,25 @@ def line_rows(lines: Any) -> list[dict[str, Any]]:
                 "text": text,
                 "confidence": None if math.isnan(conf) else round(conf, 3),
                 "source": str(source),
+                "words": words,
             }
+        )
+    return out
+
+
+def _words(lines: Any) -> list[list[dict[str, Any]] | None]:
+    """Per line, its words' text and confidence, or None where the parser gave none."""
+    out: list[list[dict[str, Any]] | None] = []
+    confidences = lines["word_confidence"] if "word_confidence" in lines else [()] * len(lines)
+    for text, words, confs in zip(lines["text"], lines["words"], confidences, strict=True):
+        if not len(confs) or len(confs) != len(words):
+            out.append(None)
+            continue
+        out.append(
+            [
+                {"text": str(text)[w[0] : w[1]], "confidence": round(float(c), 3)}
+                for w, c in zip(words, confs, strict=True)
+            ]
         )
     return out
 

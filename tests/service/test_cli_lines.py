@@ -53,8 +53,8 @@ def test_jsonl_rows_carry_line_page_line_in_page_text_and_confidence(tmp_path: P
     per_page = len(PyMuPDFParser().parse(INVOICE.read_bytes(), "i.pdf").lines)
     assert [r["line"] for r in rows] == list(range(per_page + 1, 2 * per_page + 1))  # kept
     assert {r["page"] for r in rows} == {2} and rows[0]["line_in_page"] == 1
-    assert set(rows[0]) == {"line", "page", "line_in_page", "text", "confidence", "source"}
-    assert rows[0]["confidence"] is None
+    assert set(rows[0]) == {"line", "page", "line_in_page", "text", "confidence", "source", "words"}
+    assert rows[0]["confidence"] is None and rows[0]["words"] is None  # a text layer
 
 
 @pytest.mark.skipif(
@@ -70,6 +70,8 @@ def test_a_photo_read_by_the_chosen_engine_shows_its_ocr_confidence(tmp_path: Pa
     rows = [json.loads(r) for r in done.stdout.splitlines()]
     number = next(r for r in rows if r["text"] == "INV-2026-00418")
     assert number["source"] == "ocr" and 0.0 <= number["confidence"] <= 1.0
+    (word,) = number["words"]  # each word with its own confidence
+    assert word["text"] == "INV-2026-00418" and 0.0 <= word["confidence"] <= 1.0
 
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
