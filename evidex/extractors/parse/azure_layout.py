@@ -91,9 +91,13 @@ class Cell:
     box: Box | None  # points for PDFs, pixels for images
     words: tuple[Word, ...] = ()  # char ranges into ``text``
     spans: tuple[Span, ...] = ()
-    confidence: float = math.nan  # lowest word confidence
     kind: str = "content"  # or columnHeader, rowHeader, ...
     word_confidence: tuple[float, ...] = ()  # per word of ``words``
+
+    @property
+    def confidence(self) -> float:
+        """The lowest word confidence (NaN when none is known)."""
+        return _lowest(self.word_confidence)
 
 
 @dataclass(frozen=True)
@@ -341,11 +345,8 @@ def _tables(result: Mapping[str, Any], layout: _Layout) -> list[Table]:
             page = int(region.get("pageNumber", 0))
             box, kind = layout.box(region.get("polygon"), page), cell.get("kind") or "content"
             row, col = int(cell["rowIndex"]), int(cell["columnIndex"])
-            low = _lowest(confs)
-            cell = Cell(
-                row, col, text, page, box, tuple(words), tuple(spans), low, kind, tuple(confs)
-            )
-            cells.append(cell)
+            read = (tuple(words), tuple(spans), kind, tuple(confs))
+            cells.append(Cell(row, col, text, page, box, *read))
         size = (int(table.get("rowCount") or 0), int(table.get("columnCount") or 0))
         tables.append(Table(index, *size, tuple(cells)))
     return tables
@@ -371,7 +372,6 @@ def _table_rows(table: Table) -> dict[int, list[dict[str, Any]]]:
         boxes = [c.box for c in cells if c.box is not None]
         if not any(c.text.strip() for c in cells) or not (boxes or words):
             continue
-        low = min((c.confidence for c in cells if not math.isnan(c.confidence)), default=math.nan)
         text, box = " | ".join(c.text for c in cells), _union(boxes) if boxes else None
         row = _row(
             cells[0].page,
@@ -379,7 +379,7 @@ def _table_rows(table: Table) -> dict[int, list[dict[str, Any]]]:
             words,
             box,
             table=table.index,
-            ocr_confidence=low,
+            ocr_confidence=_lowest(confs),
             word_confidence=tuple(confs),
         )
         out.setdefault(cells[0].page, []).append(row)
@@ -408,8 +408,8 @@ def _line_table(result: Mapping[str, Any], filename: str) -> tuple[pd.DataFrame,
             text, words, confs = layout.text(spans)
             box, role = layout.box(line.get("polygon"), number), role_of(spans) or ""
             if text.strip() and (box or words):
-                row = _row(number, text, words, box, role=role, ocr_confidence=_lowest(confs))
-                rows.append({**row, "word_confidence": tuple(confs)})
+                confidence = {"ocr_confidence": _lowest(confs), "word_confidence": tuple(confs)}
+                rows.append(_row(number, text, words, box, role=role, **confidence))
         for index, by_page in enumerate(table_rows):  # a table none of whose lines was listed
             rows += [] if index in placed else by_page.get(number, [])
         size = [float(page.get(k) or 0) * layout.scale[number] for k in ("width", "height")]
