@@ -185,7 +185,7 @@ class _Filler(LabelFinder, LayoutFinder, ReceiptFinder):
                 ),
                 *self.receipt_hits(concept, kind, parent),
             )
-            if h.key not in self.claimed and self._site_ok(spec, kind, h)
+            if h.key not in self.claimed and self._site_ok(spec, kind, concept, h)
         ]
         hits = self._by_block(spec, hits)
         if not hits:
@@ -409,12 +409,11 @@ class _Filler(LabelFinder, LayoutFinder, ReceiptFinder):
             current = above
         return None
 
-    def _site_ok(self, spec: LeafSpec, kind: str, hit: Hit) -> bool:
+    def _site_ok(self, spec: LeafSpec, kind: str, concept: Concept | None, hit: Hit) -> bool:
         """A LinkedIn URL field takes a LinkedIn link; a plain URL field none that another
         field names; an address more than one letter or digit (a speck OCR read as "B" under
         an empty "Address" label is none)."""
         if kind != "url":
-            concept = self._concept(spec)
             short = sum(c.isalnum() for c in str(hit.match.value)) < 2
             return not (short and concept is not None and concept.kind == "address")
         url, name = str(hit.match.value).lower(), field_words(_split_path(spec.path)[1])
