@@ -406,3 +406,54 @@ def test_an_image_without_text_is_the_empty_document_outcome(size: tuple[int, in
     with pytest.raises(EmptyDocument) as caught:  # the gate: no model is called for it
         extract_parsed(parsed, schema, llm=RulesBackend())
     assert caught.value.code == "document_empty"
+
+
+# --- which way up ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("votes", "turn"),
+    [
+        ([(0, 500.0), (180, 100.0)], (0, 0.833)),
+        ([(90, 300.0), (270, 150.0), (0, 50.0)], (90, 0.6)),  # twice the next: turned
+        ([(270, 260.0), (90, 200.0)], None),  # ahead, but not by half again: unsure
+        ([(180, 40.0), (0, 30.0), (90, 30.0)], None),  # under half of the lines
+        ([], None),
+    ],
+)
+def test_a_page_is_turned_only_when_most_of_its_lines_agree(
+    votes: list[tuple[int, float]], turn: tuple[int, float] | None
+) -> None:
+    assert rapid.page_turn(votes) == turn
+
+
+def test_an_upside_down_page_is_asked_about_only_when_every_page_is() -> None:
+    upside_down = page_with_text().rotate(180)  # its gaps still run across: not sideways
+    asked: list[tuple[int, int]] = []
+
+    def clockwise(image: Image.Image) -> int:
+        asked.append(image.size)
+        return 180
+
+    assert prepare(upside_down, orientation=clockwise).turned == 0 and asked == []
+    ready = prepare(upside_down, orientation=clockwise, every_page=True)
+    assert asked == [upside_down.size] and ready.turned == 180
+    back = ready.to_page((0, 0, 10, 10))  # the upright top-left is the file's bottom-right
+    assert back[2] > upside_down.width - 15 and back[3] > upside_down.height - 15
+
+
+@pytest.mark.parametrize("angle", [90, 180, 270])
+def test_a_photo_lying_any_way_is_read_upright_in_reading_order(angle: int) -> None:
+    upright = Image.open(io.BytesIO(invoice_png()))
+    turned = upright.rotate(angle, expand=True)
+    assert rapid.RapidOcr().orientation(turned, "a test page") == (angle, pytest.approx(1, abs=0.3))
+    parser = OcrParser(engine="rapidocr")
+    want = parser.parse(invoice_png(), "upright.png").lines
+    got = parser.parse(encoded(turned, "PNG"), "turned.png").lines
+    assert list(got["text"])[:6] == list(want["text"])[:6]
+    # the first line's box is where the page's top lies in the turned file (Pillow turns
+    # counterclockwise): the left half at 90°, the bottom half at 180°, the right half at 270°
+    x0, y0, x1, y1 = (float(got.iloc[0][k]) for k in ("x0", "y0", "x1", "y1"))
+    width, height = turned.size
+    near_edge = {90: x1 < width / 2, 180: y0 > height / 2, 270: x0 > width / 2}
+    assert near_edge[angle], (x0, y0, x1, y1, turned.size)

