@@ -246,7 +246,7 @@ class OcrParser:
             _LINE_HEIGHT.get(engine.name),
             orientation,
             job.scale,
-            every_page=turn is self.rapid and turn is not None,
+            every_page=self.rapid is not None,
         )
         linear = ready.matrix[:2, :2]
         zoom = math.sqrt(abs(float(linear[0, 0] * linear[1, 1] - linear[0, 1] * linear[1, 0])))

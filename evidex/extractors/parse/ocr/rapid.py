@@ -68,7 +68,7 @@ probability per character. What is put right here:
   upside down; each line votes for one of four turns by its length. The page is turned when one
   turn has at least :data:`TURN_SHARE` of the votes and :data:`TURN_LEAD` times the next. On
   receipts 000-049 and 15 invoice, CV and contract pages, each turned four ways (256 pages),
-  no page was turned the wrong way and none left turned; the weakest winning share was 0.53.
+  no page was turned the wrong way and none left turned; the weakest winning share was 0.60.
   It costs one more detection and classification a page: on receipts 000-019 read by
   ``auto``, 1.38 s a receipt against 1.07 s without it (1.29 times, the same run). Upright, the
   receipts read the same; on 050-099, measured once after, ``auto`` kept 84.5% of key values
