@@ -224,13 +224,12 @@ class RapidOcr:
     def orientation(self, image: Image.Image, what: str) -> tuple[int, float] | None:
         """Degrees to turn ``image`` clockwise to make it upright, with the share of its lines
         that say so; None when too few lines agree (see "Which way up")."""
-        grey = np.asarray(image.convert("L"))
-        colour = np.ascontiguousarray(np.stack([grey] * 3, axis=-1))
-        scale = detection_scale(image.size, print_height(image.convert("L")))
+        grey = image.convert("L")
+        scale = detection_scale(image.size, print_height(grey))
         engine = _engine()
         try:
             with _LOCK:
-                votes = _votes(engine, colour, scale)
+                votes = _votes(engine, np.asarray(grey), scale)
         except Exception as exc:  # as in ``read``
             raise RunError(f"OCR of {what} failed: rapidocr said {exc}") from exc
         return page_turn(votes)
@@ -272,7 +271,7 @@ def _recognise(engine: Any, grey: np.ndarray, pad: float, scale: float = 1.0) ->
     """``[quad, text, score, char_quads, chars, char_scores, rise]`` per detected segment
     (``rise``: :func:`_rise`); text is searched for on a copy reduced by ``scale`` and read on
     the full-size crops."""
-    colour = np.ascontiguousarray(np.stack([grey] * 3, axis=-1))
+    colour = _colour(grey)
     width = grey.shape[1]
     quads = [_widened(quad, pad, width) for quad in _detect(engine, colour, scale)]
     crops = engine.get_crop_img_list(colour, quads)
@@ -305,8 +304,9 @@ def _recognise(engine: Any, grey: np.ndarray, pad: float, scale: float = 1.0) ->
     return out
 
 
-def _votes(engine: Any, colour: np.ndarray, scale: float) -> list[tuple[int, float]]:
+def _votes(engine: Any, grey: np.ndarray, scale: float) -> list[tuple[int, float]]:
     """(the clockwise turn a line asks for, its length) per line the detector finds."""
+    colour = _colour(grey)
     quads = _detect(engine, colour, scale)
     if not quads:
         return []
@@ -335,6 +335,11 @@ def page_turn(votes: Sequence[tuple[int, float]]) -> tuple[int, float] | None:
     if share < TURN_SHARE or share < TURN_LEAD * second:
         return None
     return turn, round(share, 3)
+
+
+def _colour(grey: np.ndarray) -> np.ndarray:
+    """A grey page as the three channels RapidOCR's models take."""
+    return np.ascontiguousarray(np.stack([grey] * 3, axis=-1))
 
 
 def _upside_down(labels: Sequence[Sequence[Any]], threshold: float) -> bool:
