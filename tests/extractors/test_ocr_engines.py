@@ -21,12 +21,13 @@ from evidex.extractors.errors import CorruptDocument, EmptyDocument, ImageTooLar
 from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.parse.images import image_type
 from evidex.extractors.parse.ocr import OcrParser, OcrWord, ScriptedEngine, find_tessdata, rapid
-from evidex.extractors.parse.ocr.calibrate import CURVES, calibrated
+from evidex.extractors.parse.ocr.calibrate import CURVES, WORD_CURVES, calibrated
 from evidex.extractors.parse.ocr.choose import Reading, better, needs_second, quality
 from evidex.extractors.parse.ocr.prepare import MAX_SIDE, blank, prepare
 from evidex.extractors.parse.ocr.rapid import spaced_words
 from evidex.extractors.parse.probe import probe
 from evidex.extractors.pipeline import extract_parsed
+from evidex.extractors.verify.fields import OCR_LOW
 from evidex.schemas import ConfigError, schema_from_json
 
 mu: Any = pymupdf
@@ -112,6 +113,23 @@ def test_spaces_the_recogniser_dropped_come_back_from_the_ink_gaps() -> None:
     assert (words[0].line_box[1], words[0].line_box[3]) == (20, 40)  # the ink's rows
     assert {w.line for w in words} == {(1, 1, 1)}  # one printed row: one engine line
     assert words[0].conf == pytest.approx(0.9)
+
+
+def test_a_word_scores_as_its_least_sure_character() -> None:
+    # "2016" read with one unsure digit: the word is judged as sure as that digit, not by the
+    # mean of its four
+    pixels = np.full((60, 200), 255, dtype=np.uint8)
+    for i in range(4):
+        pixels[20:40, 10 + i * 16 : 10 + i * 16 + 13] = 0
+    found = [
+        [[[8, 18], [76, 18], [76, 42], [8, 42]], "2016", 0.93, _chars("2016", 8, 16, 18, 42),
+         list("2016"), [0.99, 0.99, 0.99, 0.74]],
+    ]  # fmt: skip
+    words = spaced_words(found, pixels)
+    assert [w.text for w in words] == ["2016"]
+    assert (words[0].conf, words[0].least) == (pytest.approx(0.9275), pytest.approx(0.74))
+    assert rapid.RapidOcr().word_confidence(words[0]) == calibrated("rapidocr", 0.74, WORD_CURVES)
+    assert rapid.RapidOcr().word_confidence(words[0]) < OCR_LOW
 
 
 def test_letters_closer_than_a_word_gap_stay_one_word() -> None:

@@ -238,7 +238,10 @@ class RapidOcr:
         return calibrated(self.name, mean_confidence(words))
 
     def word_confidence(self, word: OcrWord) -> float:
-        return calibrated(self.name, word.conf, WORD_CURVES)
+        """The word's least sure character's probability, calibrated (see
+        :data:`.calibrate.WORD_CURVES`)."""
+        raw = word.least if word.least is not None else word.conf
+        return calibrated(self.name, raw, WORD_CURVES)
 
 
 def detection_scale(size: tuple[int, int], print_px: float | None) -> float:

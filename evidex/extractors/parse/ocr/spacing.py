@@ -15,7 +15,9 @@ recogniser's word boxes — a box and a probability per character. What is put r
   :data:`NUMBER_PITCH` times the segment's median pitch apart, centre to centre: digits have one
   width in nearly every font, so a space there is a whole empty cell, while a narrow "1" or ":" only
   leaves a wide blank beside it ("81 100" for the postcode 81100, "8: 13: 39" for a time). Spaces
-  the recogniser read are kept. The words then keep their own boxes.
+  the recogniser read are kept. The words then keep their own boxes, their characters' mean
+  probability and their least sure character's (one misread digit in a date is one unsure
+  character among ten: the mean hides it; see :data:`.calibrate.WORD_CURVES`).
 * **Slant.** A line on a curled or tilted slip comes slanted, and its box (:mod:`.rapid`'s band:
   the detector's quad's height about its centre) holds only part of the letters at its ends,
   where the line has risen or fallen out of it: the gaps between those parts looked like word
@@ -51,6 +53,9 @@ LETTER_SPACING = 2.0  # times the segment's median blank between characters: a s
 NUMBER_PITCH = 1.5  # times the segment's median character pitch: a space inside a number at least
 _ROW = 0.5  # of a box's height: vertical centres this close are on one row
 
+# a word as read: its text, box, mean character probability and least sure character's
+_Part = tuple[str, BoxPx, float, float]
+
 
 def bounds(quad: Any) -> BoxPx:
     """The box around a quad's corners."""
@@ -64,7 +69,7 @@ def spaced_words(
     """OcrWords from RapidOCR's ``return_word_box`` result rows (``[quad, text, score,
     char_quads, chars, char_scores, rise]``, ``rise`` optional: see :func:`_blank_columns`)
     over the grey ``pixels`` it read, spaces put back and boxes grouped into rows."""
-    segments: list[tuple[BoxPx, list[tuple[str, BoxPx, float]]]] = []
+    segments: list[tuple[BoxPx, list[_Part]]] = []
     for entry in found:
         quad, text, score = entry[0], str(entry[1]), float(entry[2])
         box = bounds(quad)
@@ -72,7 +77,7 @@ def spaced_words(
         char_boxes = [bounds(q) for q in entry[3]] if len(entry) > 5 else []
         confs = [float(c) for c in entry[5]] if len(entry) > 5 else []
         if not chars or len(chars) != len(char_boxes) or "".join(chars) != text:
-            segments.append((box, [(w, box, score) for w in text.split()]))
+            segments.append((box, [(w, box, score, score) for w in text.split()]))
             continue
         if len(confs) != len(chars):
             confs = [score] * len(chars)
@@ -87,24 +92,22 @@ def spaced_words(
     for row, members in enumerate(_rows([b for b, _ in segments]), start=1):
         for index in members:
             box, parts = segments[index]
-            for text, wbox, conf in parts:
-                words.append(OcrWord(text, wbox, conf, (1, 1, row), box))
+            for text, wbox, conf, least in parts:
+                words.append(OcrWord(text, wbox, conf, (1, 1, row), box, least))
     return words
 
 
-def _with_last_mark(
-    parts: list[tuple[str, BoxPx, float]], pixels: np.ndarray, band: BoxPx
-) -> list[tuple[str, BoxPx, float]]:
+def _with_last_mark(parts: list[_Part], pixels: np.ndarray, band: BoxPx) -> list[_Part]:
     """``parts`` with the comma or full stop the detector cut off after the last word put
     back (:func:`.marks.trailing_mark`)."""
     if not parts or not parts[-1][0][-1].isalnum():
         return parts
-    text, box, conf = parts[-1]
+    text, box, conf, least = parts[-1]
     found = trailing_mark(pixels, band, box[2])
     if found is None:
         return parts
     mark, mark_box = found
-    return [*parts[:-1], (text + mark, (box[0], box[1], mark_box[2], box[3]), conf)]
+    return [*parts[:-1], (text + mark, (box[0], box[1], mark_box[2], box[3]), conf, least)]
 
 
 def _blank_columns(pixels: np.ndarray, box: BoxPx, rise: float = 0.0) -> tuple[int, np.ndarray]:
@@ -196,12 +199,12 @@ def _split(
     line: BoxPx,
     blank: tuple[int, np.ndarray],
     space: float,
-) -> list[tuple[str, BoxPx, float]]:
+) -> list[_Part]:
     """One segment's characters grouped into words at spaces the recogniser read or the image
     shows (see "Spaces")."""
     left, columns = blank
     centres = [round((b[0] + b[2]) / 2) - left for b in boxes]
-    words: list[tuple[str, BoxPx, float]] = []
+    words: list[_Part] = []
     current: list[int] = []
 
     def close() -> None:
@@ -212,7 +215,8 @@ def _split(
             if len(columns):
                 x0, x1 = _ink_span(columns, left, x0, x1, centres[current[0]], centres[current[-1]])
             conf = sum(confs[i] for i in current) / len(current)
-            words.append((text, (x0, line[1], x1, line[3]), conf))
+            least = min(confs[i] for i in current)
+            words.append((text, (x0, line[1], x1, line[3]), conf, least))
             current.clear()
 
     pairs = [

@@ -22,13 +22,15 @@ BoxPx = tuple[float, float, float, float]  # x0, y0, x1, y1 in pixels, origin to
 
 @dataclass(frozen=True, slots=True)
 class OcrWord:
-    """One word as an engine read it; ``conf`` is the engine's own score, 0..1."""
+    """One word as an engine read it; ``conf`` is the engine's own score, 0..1; ``least``: its
+    least sure character's, where the engine scores characters (None: it does not)."""
 
     text: str
     box: BoxPx
     conf: float
     line: tuple[int, int, int]  # the engine's block, paragraph, line
     line_box: BoxPx
+    least: float | None = None
 
 
 class OcrEngine(Protocol):
