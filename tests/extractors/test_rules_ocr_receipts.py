@@ -13,6 +13,7 @@ from receipt_cells import read, read_text, receipt, review
 
 from bench.ocr_cache import load_document, save_document
 from evidex.extractors.llm.rules.dates import find_dates, spaced_dates
+from evidex.extractors.llm.rules.issuer import form_misread
 from evidex.extractors.llm.rules.money import closed_up
 from evidex.extractors.llm.rules.ocr_text import misread, tidied
 from evidex.schemas import Status
@@ -205,6 +206,32 @@ def test_an_ocr_address_that_shows_a_misreading_goes_to_review() -> None:
     address = read(receipt([*rows, ["TOTAL", "RM 33.90"], *PAID])).fields["address"]
     assert address.value == "L0T 1851-A, JALAN KPB 6, 43300 SERI KEMBANGAN"
     review(address, "line 3 was read by OCR and 'L0T' has a zero between letters")
+
+
+def test_an_ocr_name_whose_company_form_is_misread_goes_to_review() -> None:
+    rows = [["WARAKUYA PERMAS CITY SON BHD"], *TOP[1:], ["TOTAL", "RM 33.90"], *PAID]
+    company = read(receipt(rows)).fields["company"]
+    assert company.value == "WARAKUYA PERMAS CITY SON BHD"
+    review(
+        company,
+        "line 1 was read by OCR and 'SON BHD' is one letter from the company form 'SDN BHD'",
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "sign"),
+    [
+        ("ACME SDN BHO (12345-X)", "'SDN BHO' is one letter from the company form 'SDN BHD'"),
+        ("GLOBAL PARTS LIMlTED", "'LIMlTED' is one letter from the company form 'LIMITED'"),
+        ("KEDAI RUNCIT MAJU SDN BHD", ""),
+        ("KEDAI RUNCIT MAJU SDN. BHD.", ""),
+        ("AEON CO. (M) BHD", ""),
+        ("ACME LTO", ""),  # one letter from a short form is too often a word: not looked for
+        ("NO 12, JALAN MAWAR 3", ""),
+    ],
+)
+def test_a_company_form_one_letter_off_is_a_sign_of_misreading(text: str, sign: str) -> None:
+    assert form_misread(text) == sign
 
 
 def test_a_speck_under_an_empty_address_label_is_no_address() -> None:

@@ -16,6 +16,12 @@ be the name's tail or a short name of its own: both are taken, in doubt. A shop'
 thanks ("STRICTLY NO CASH REFUND", "GOODS SOLD ARE NOT RETURNABLE") is printed in the same
 capitals as a name but is never one, and it ends an address as a phone or a title does.
 
+A company form is a closed list, and an engine's one-letter misreading of one ("SON BHD" for
+"SDN BHD", "LIMlTED") is no form and no word: :func:`form_misread` names it, so a name read that
+way goes to a person (the backend does not guess the letters), as :func:`.ocr_text.misread`'s
+signs do. Only forms of :data:`_NEAR_FORM` letters or more count: one letter from a short form
+("CO", "LTD") is too often a word.
+
 An OCR engine reads the cells of one printed row apart ("SAM SAM" | "TRADING" | "CO") and puts
 spaces inside ids ("( M051 7 726)"): the block is read over printed rows
 (:func:`printed_rows`), and ids are told with those spaces taken out. Pure.
@@ -28,12 +34,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from rapidfuzz.distance import Levenshtein
+
 from evidex.extractors.verify.literals import literals
 
 from .dates import find_dates
 from .lines import Line
 
-__all__ = ["TRAILING_ID", "Issuer", "aside", "nos", "printed_rows", "read_issuer"]
+__all__ = [
+    "TRAILING_ID",
+    "Issuer",
+    "aside",
+    "form_misread",
+    "nos",
+    "printed_rows",
+    "read_issuer",
+]
 
 _TOP_LINES = 14  # the issuer block is in the first lines
 _TITLE = re.compile(
@@ -65,13 +81,47 @@ _LABELLED = re.compile(r"(?i)^\W*(?!no\b)[a-z][^:\d]{2,29}:\s*\S")
 TRAILING_ID = re.compile(r"\s*\(\s*[A-Z]{0,3}\d{4,}[\dA-Z-]*\)\s*$")
 
 
+_NEAR_FORM = 6  # letters: the shortest company form a one-letter misreading is looked for in
+
+
 @lru_cache(maxsize=1)
-def _legal_form() -> re.Pattern[str]:
+def _form_terms() -> dict[str, str]:
+    """cleanco's legal terms by their letters and slashes, lower case ("sdnbhd": "sdn bhd")."""
     from cleanco.termdata import terms_by_type
 
-    terms = {re.sub(r"[^a-z/]", "", t.lower()) for ts in terms_by_type.values() for t in ts}
+    out: dict[str, str] = {}
+    for term in sorted((t for ts in terms_by_type.values() for t in ts), key=len):
+        out.setdefault(re.sub(r"[^a-z/]", "", term.lower()), term)
+    return out
+
+
+@lru_cache(maxsize=1)
+def _legal_form() -> re.Pattern[str]:
+    terms = _form_terms()
     keys = literals((t for t in terms if len(t.replace("/", "")) >= 2), between=r"[.\s]*")
     return re.compile(rf"(?i)(?<![A-Za-z])(?:{keys.pattern})\.?(?![A-Za-z])")
+
+
+def form_misread(text: str) -> str:
+    """What in ``text`` reads as a misread company form (its last one or two words, the
+    trailing id aside, one letter from a form of :data:`_NEAR_FORM` letters or more), or ``""``:
+    ``"'SON BHD' is one letter from the company form SDN BHD"``."""
+    words = re.findall(r"[A-Za-z/]+", TRAILING_ID.sub("", text))
+    terms = _form_terms()
+    for n in (2, 1):
+        tail = words[-n:]
+        joined = "".join(tail).lower()
+        if len(tail) < n:
+            continue
+        if joined in terms:
+            return ""
+        near = sorted(
+            t for t in terms if len(t) >= _NEAR_FORM and Levenshtein.distance(joined, t) == 1
+        )
+        if near:
+            form = terms[near[0]].upper()
+            return f"{' '.join(tail)!r} is one letter from the company form {form!r}"
+    return ""
 
 
 def _name_like(text: str) -> bool:

@@ -52,7 +52,7 @@ from typing import Any
 from evidex.extractors.verify.currency import currency_marks
 
 from .dates import MONTH_ONLY, find_dates, readings, spaced_dates
-from .issuer import TRAILING_ID, Issuer, nos, read_issuer
+from .issuer import TRAILING_ID, Issuer, form_misread, nos, read_issuer
 from .lines import Hit, Line, Lines, join_caveats
 from .match import Match, word_end
 from .meaning import Concept
@@ -215,7 +215,7 @@ class ReceiptFinder:
         "9/6" for "9/5") leaves a name or an address as plausible as the printed one."""
         rows = self.lines.rows[first : last + 1]
         for line in rows:
-            if line.read_by_ocr and (sign := misread(line.text)):
+            if line.read_by_ocr and (sign := misread(line.text) or form_misread(line.text)):
                 return f"line {line.no} was read by OCR and {sign}: it may not be what is printed"
         unsure = [line for line in rows if line.read_by_ocr and line.ocr < OCR_SURE]
         if unsure:
