@@ -132,6 +132,54 @@ def test_a_word_scores_as_its_least_sure_character() -> None:
     assert rapid.RapidOcr().word_confidence(words[0]) < OCR_LOW
 
 
+def amount_strip(spot: tuple[slice, slice] | None, grey: int = 228) -> np.ndarray:
+    """ "58" and "30" printed as digit blocks (rows 20-40) with a word-wide gap between them,
+    and a faint spot of ``grey`` at ``spot`` (rows, columns) in the gap."""
+    pixels = np.full((60, 200), 255, dtype=np.uint8)
+    for left in (10, 26, 70, 86):
+        pixels[20:40, left : left + 13] = 40
+    if spot is not None:
+        pixels[spot] = grey
+    return pixels
+
+
+AMOUNT = [[[8, 18], [101, 18], [101, 42], [8, 42]], "5830", 1.0,
+          [*_chars("58", 8, 16, 18, 42), *_chars("30", 68, 16, 18, 42)], list("5830"),
+          [1.0] * 4]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("spot", "grey", "words"),
+    [
+        ((slice(37, 40), slice(47, 50)), 228, ["58.30"]),  # a faint point on the baseline
+        ((slice(37, 40), slice(47, 50)), 40, ["58.30"]),  # a dark one
+        (None, 228, ["58", "30"]),  # no point: two numbers, as printed
+        ((slice(28, 31), slice(47, 50)), 228, ["58", "30"]),  # a dot at mid-height: no point
+        ((slice(37, 40), slice(47, 50)), 245, ["58", "30"]),  # paper's own grain
+        ((slice(30, 40), slice(47, 50)), 228, ["58", "30"]),  # as tall as half a digit
+    ],
+)
+def test_a_decimal_point_the_recogniser_missed_is_put_back_from_the_ink(
+    spot: tuple[slice, slice] | None, grey: int, words: list[str]
+) -> None:
+    found = spaced_words([AMOUNT], amount_strip(spot, grey))
+    assert [w.text for w in found] == words
+    if words == ["58.30"]:  # the point's box is the spot's, inside the word's
+        assert found[0].box[0] == 10 and found[0].box[2] == 99
+
+
+def test_a_space_the_recogniser_read_before_two_last_digits_is_a_point_when_the_ink_shows_one() -> (
+    None
+):
+    space = [[56, 18], [64, 18], [64, 42], [56, 42]]
+    read = [AMOUNT[0], "58 30", 1.0, [*AMOUNT[3][:2], space, *AMOUNT[3][2:]], list("58 30"),
+            [1.0] * 5]  # fmt: skip
+    assert [w.text for w in spaced_words([read], amount_strip((slice(37, 40), slice(47, 50))))] == [
+        "58.30"
+    ]
+    assert [w.text for w in spaced_words([read], amount_strip(None))] == ["58", "30"]
+
+
 def test_letters_closer_than_a_word_gap_stay_one_word() -> None:
     pixels = np.full((60, 200), 255, dtype=np.uint8)
     for i in range(5):

@@ -29,6 +29,15 @@ recogniser's word boxes — a box and a probability per character. What is put r
   the mark after a segment's last word in the ink and tells a comma from a full stop. Marks
   the recogniser did read are left as read: read again from the ink, its full stops turned
   into commas as often wrongly as rightly on receipts 000-049 (blurred small print).
+* **Decimal points.** A thermal printer's full stop is often a faint speck a few pixels across,
+  lighter than the ink threshold, and the recogniser reads past it ("58.30" as "5830", "0.00" as
+  "0 00"); the gap it leaves looks like a word space, so the amount came out as two numbers. Where
+  a number would be split, or the recogniser read a space, just before its last two digits, the
+  blank between them is looked at: a spot darker than the paper by :data:`POINT_DARK` of the
+  way to the ink, clear of the digits, on the baseline (in the lowest
+  :data:`POINT_LOW` of the type's height, reaching its bottom quarter) and no taller or wider
+  than :data:`POINT_SIZE` of it, is the point, and the amount is read whole. Nothing else is
+  looked at: a number the recogniser read whole stays as read.
 * **Lines.** Detection boxes on the same printed row (vertical centres within half a box height
   of each other) become one engine line, so :mod:`.lines` splits and orders them exactly as it
   does Tesseract's lines.
@@ -37,21 +46,35 @@ recogniser's word boxes — a box and a probability per character. What is put r
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Sequence
 from typing import Any
 
+import cv2
 import numpy as np
 
 from evidex.extractors.parse.ocr.marks import trailing_mark
 from evidex.extractors.parse.ocr.prepare import otsu, runs
 from evidex.extractors.parse.ocr.words import BoxPx, OcrWord
 
-__all__ = ["LETTER_SPACING", "NUMBER_PITCH", "SPACE_GAP", "bounds", "spaced_words"]
+__all__ = [
+    "LETTER_SPACING",
+    "NUMBER_PITCH",
+    "POINT_DARK",
+    "POINT_LOW",
+    "POINT_SIZE",
+    "SPACE_GAP",
+    "bounds",
+    "spaced_words",
+]
 
 SPACE_GAP = 0.25  # blank run between two characters, of the strip's height, that is a space
 LETTER_SPACING = 2.0  # times the segment's median blank between characters: a space at least
 NUMBER_PITCH = 1.5  # times the segment's median character pitch: a space inside a number at least
 _ROW = 0.5  # of a box's height: vertical centres this close are on one row
+POINT_DARK = 0.1  # of the way from the paper's grey to the ink's: a decimal point's spot at least
+POINT_LOW = 0.4  # of the type's height, from its bottom: where a decimal point's spot lies
+POINT_SIZE = 0.35  # of the type's height: the tallest and widest a decimal point's spot is
 
 # a word as read: its text, box, mean character probability and least sure character's
 _Part = tuple[str, BoxPx, float, float]
@@ -67,7 +90,7 @@ def spaced_words(
     found: Sequence[Sequence[Any]], pixels: np.ndarray, space_gap: float = SPACE_GAP
 ) -> list[OcrWord]:
     """OcrWords from RapidOCR's ``return_word_box`` result rows (``[quad, text, score,
-    char_quads, chars, char_scores, rise]``, ``rise`` optional: see :func:`_blank_columns`)
+    char_quads, chars, char_scores, rise]``, ``rise`` optional: see :func:`_segment_strip`)
     over the grey ``pixels`` it read, spaces put back and boxes grouped into rows."""
     segments: list[tuple[BoxPx, list[_Part]]] = []
     for entry in found:
@@ -82,10 +105,11 @@ def spaced_words(
         if len(confs) != len(chars):
             confs = [score] * len(chars)
         rise = float(entry[6]) if len(entry) > 6 else 0.0
-        blank = _blank_columns(pixels, box, rise)
+        strip = _segment_strip(pixels, box, rise)
+        blank = _blank_columns(strip, max(0, int(box[0])))
         gap = space_gap * (box[3] - box[1])  # of the detection box's height, as tuned
         band, box = box, _ink_rows(pixels, box)
-        parts = _split(chars, char_boxes, confs, box, blank, gap)
+        parts = _split(chars, char_boxes, confs, box, blank, gap, strip)
         end = (band[0], band[1] + rise / 2, band[2], band[3] + rise / 2)  # the band at its end
         segments.append((box, _with_last_mark(parts, pixels, end)))
     words: list[OcrWord] = []
@@ -110,14 +134,19 @@ def _with_last_mark(parts: list[_Part], pixels: np.ndarray, band: BoxPx) -> list
     return [*parts[:-1], (text + mark, (box[0], box[1], mark_box[2], box[3]), conf, least)]
 
 
-def _blank_columns(pixels: np.ndarray, box: BoxPx, rise: float = 0.0) -> tuple[int, np.ndarray]:
-    """The segment's strip: its left edge and, per pixel column, whether it holds no ink
-    (darker than Otsu's threshold within the strip). ``rise``: how far the line's centre
-    runs down (up, negative) from its left end to its right (a slanted line on a curled
-    slip); the strip follows it (see "Slant"), as the recogniser's straightened crop does."""
+def _segment_strip(pixels: np.ndarray, box: BoxPx, rise: float = 0.0) -> np.ndarray:
+    """The segment's strip: the pixels of its box, following its slant. ``rise``: how far the
+    line's centre runs down (up, negative) from its left end to its right (a slanted line on a
+    curled slip); the strip follows it (see "Slant"), as the recogniser's straightened crop
+    does."""
     x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
     x1, y1 = min(pixels.shape[1], int(np.ceil(box[2]))), min(pixels.shape[0], int(np.ceil(box[3])))
-    strip = _strip(pixels, x0, y0, x1, y1, rise)
+    return _strip(pixels, x0, y0, x1, y1, rise)
+
+
+def _blank_columns(strip: np.ndarray, x0: int) -> tuple[int, np.ndarray]:
+    """A segment's strip (:func:`_segment_strip`) as its left edge ``x0`` and, per pixel
+    column, whether it holds no ink (darker than Otsu's threshold within the strip)."""
     if strip.size == 0:
         return x0, np.zeros(0, dtype=bool)
     low, high = float(strip.min()), float(strip.max())
@@ -199,9 +228,13 @@ def _split(
     line: BoxPx,
     blank: tuple[int, np.ndarray],
     space: float,
+    strip: np.ndarray | None = None,
 ) -> list[_Part]:
     """One segment's characters grouped into words at spaces the recogniser read or the image
-    shows (see "Spaces")."""
+    shows (see "Spaces"), and an amount's decimal point the recogniser missed put back where
+    ``strip`` (:func:`_segment_strip`) shows one (see "Decimal points")."""
+    chars, boxes, confs = list(chars), list(boxes), list(confs)  # points are appended
+    count = len(chars)
     left, columns = blank
     centres = [round((b[0] + b[2]) / 2) - left for b in boxes]
     words: list[_Part] = []
@@ -228,19 +261,73 @@ def _split(
     spacing = LETTER_SPACING * float(np.median(gaps)) if len(gaps) >= 3 else 0.0
     steps = [centres[j] - centres[i] for i, j in pairs]
     pitch = float(np.median(steps)) if len(steps) >= 3 else 0.0
-    for i, char in enumerate(chars):
+
+    def point(before: int, after: int) -> bool:
+        """Whether a decimal point the recogniser missed lies between characters ``before``
+        and ``after``, where the two digits at ``after`` end a number; appended if so."""
+        ends = "".join(chars[after : min(after + 3, count)])
+        if strip is None or not (chars[before].isdigit() and re.fullmatch(r"\d\d\D?", ends)):
+            return False
+        if len(ends) == 3 and ends[2] in _IN_NUMBER:
+            return False  # more of the number follows: "12 34.5", "08 30:15"
+        found = _point(strip, centres[before], centres[after])
+        if found is None:
+            return False
+        chars.append(".")
+        boxes.append((left + found[0], line[1], left + found[1], line[3]))
+        confs.append(min(confs[before], confs[after]))
+        centres.append((found[0] + found[1]) // 2)
+        current.append(len(chars) - 1)
+        return True
+
+    pointed = False  # a point was just put back: the digits after it are the same number
+    for i, char in enumerate(chars[:count]):
         if char.isspace():
-            close()
+            pointed = bool(current) and i + 1 < count and point(current[-1], i + 1)
+            if not pointed:
+                close()
             continue
-        if current and len(columns):
+        if current and len(columns) and not pointed:
             gap = _widest_blank(columns, centres[current[-1]], centres[i])
             inside = char.isdigit() and _in_number("".join(chars[k] for k in current[-2:]))
             step = centres[i] - centres[current[-1]]
-            if gap >= max(space, spacing) and not (inside and step < NUMBER_PITCH * pitch):
+            split = gap >= max(space, spacing) and not (inside and step < NUMBER_PITCH * pitch)
+            if split and not point(current[-1], i):
                 close()
+        pointed = False
         current.append(i)
     close()
     return words
+
+
+def _point(strip: np.ndarray, start: int, end: int) -> tuple[int, int] | None:
+    """The columns of a decimal point's spot between two digits whose centres are columns
+    ``start`` and ``end`` of a segment's ``strip`` (see "Decimal points"), or None: of the
+    spots there apart from the digits' ink (touching neither centre column), the largest that
+    is small and low enough."""
+    threshold = otsu(strip) if strip.size else 0.0
+    ink_rows = np.flatnonzero(np.any(strip <= threshold, axis=1))
+    start, end = max(0, start), max(0, end)
+    if len(ink_rows) == 0 or end - start < 3:
+        return None
+    top, bottom = int(ink_rows[0]), int(ink_rows[-1]) + 1
+    height = bottom - top
+    paper, ink = float(np.percentile(strip, 90)), float(strip.min())
+    if height < 6 or paper - ink < 64:
+        return None
+    spot = (strip[:, start : end + 1] <= paper - POINT_DARK * (paper - ink)).astype(np.uint8)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(spot, connectivity=8)
+    best: tuple[int, int, int] | None = None  # pixels, first column, last column + 1
+    for x, y, wide, tall, area in stats[1:count].tolist():
+        apart = x > 0 and x + wide < spot.shape[1] - 1
+        low = y >= bottom - POINT_LOW * height and y + tall >= bottom - 0.25 * height
+        small = max(wide, tall) <= POINT_SIZE * height and area >= 2
+        if apart and low and small and (best is None or area > best[0]):
+            best = (area, start + x, start + x + wide)
+    return (best[1], best[2]) if best is not None else None
+
+
+_IN_NUMBER = ":.,/-"  # what joins the parts of a number: a time, an amount, a date, an id
 
 
 def _in_number(tail: str) -> bool:
@@ -248,7 +335,7 @@ def _in_number(tail: str) -> bool:
     in a separator (":", ".", ",", "/", "-") after a digit."""
     if not tail:
         return False
-    return tail[-1].isdigit() or (tail[-1] in ":.,/-" and len(tail) > 1 and tail[-2].isdigit())
+    return tail[-1].isdigit() or (tail[-1] in _IN_NUMBER and len(tail) > 1 and tail[-2].isdigit())
 
 
 def _rows(boxes: list[BoxPx]) -> list[list[int]]:
