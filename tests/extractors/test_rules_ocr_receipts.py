@@ -115,6 +115,15 @@ def test_an_ocr_total_the_same_figure_printed_again_confirms_is_verified() -> No
     assert (total.value, total.status) == ("32.69", Status.VERIFIED)
 
 
+def test_an_ocr_total_of_zero_is_not_confirmed_by_the_zeros_printed_elsewhere() -> None:
+    # the label of "TOTAL GST" misread, so its 0.00 is taken for the total; 0.00 is printed
+    # again for the discount, which confirms nothing
+    rows = [*TOP, ["ELEGANT BAGS", "80.90"], ["DISCOUNT", "0.00"], ["TOTAL OS1", "0.00"]]
+    total = read(receipt(rows)).fields["total"]
+    assert total.value == "0.00"
+    review(total, "the total 0.00 was read by OCR, and a receipt prints 0.00 on many lines")
+
+
 def test_a_text_layers_total_needs_no_second_figure() -> None:
     text = "KEDAI RUNCIT MAJU SDN BHD\nNO 12, JALAN MAWAR 3, 81100 JOHOR BAHRU\n"
     total = read_text(text + "TEL: 07-355 1234\nMILO 1KG 20.00\nTOTAL: RM 32.69\n").fields["total"]

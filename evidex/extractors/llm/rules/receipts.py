@@ -411,9 +411,16 @@ class ReceiptFinder:
         less change or a card charge (checked before), or the same amount on another line (an
         item, a subtotal, a rounded total, the cash handed over). OCR misreads a digit now and
         then ("32.69" for "32.70"); it seldom misreads the same figure twice the same way.
+        A zero is confirmed by no other zero: a slip prints 0.00 for a tax, a discount or a
+        rounding on many lines, and a total read as 0.00 is as likely one of those.
         A text layer's figures are what the document holds: nothing to confirm."""
         if not line.read_by_ocr:
             return ""
+        if close(amount, 0.0):
+            return (
+                "the total 0.00 was read by OCR, and a receipt prints 0.00 on many lines (a tax, "
+                "a discount, a rounding): check which line is the total"
+            )
         for other in self.lines.rows:
             if other.index != line.index and any(
                 (figure := amount_of(a.value)) is not None and close(figure, amount)
