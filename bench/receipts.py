@@ -2,7 +2,7 @@
 rules backend makes of it.
 
     .venv/bin/python -m bench.receipts [--range 0-49] [--source tesseract,rapidocr,auto,gold]
-                                       [--no-rules] [--show] [--calibrate]
+                                       [--no-rules] [--show] [--calibrate] [--turn 90]
 
 Over ``shared/eval/sroie`` (``images/<n>.jpg``, ``keys/<n>.json``, ``ocr_gold/<n>.csv``; skipped
 with a message when absent). Receipts 000-049 are the tuning half, 050-099 the held-out half:
@@ -45,6 +45,10 @@ Figures per source (the same definitions are printed above the table):
   wrong values marked verified, and how many of those are wrong as text (case and whitespace
   set aside: the keys are upper case and respaced where a receipt prints "05 Mar 2018", which
   OCR may read "05Mar2018"; such a value is the printed one, differently written).
+* ``--turn DEG``: each photo is read turned 90, 180 or 270 degrees anticlockwise (saved again
+  as JPEG at quality 95), as a receipt photographed lying that way: how well pages are set
+  upright. The transcript is not turned (``gold`` is the same), and it cannot go with
+  ``--calibrate``, which compares the transcript's boxes with the lines'.
 * ``--calibrate``: per engine, the reliability of the raw line confidence against the
   transcript (a line is read right when its text, spaces aside, equals the transcript segments
   whose centres lie in its box, joined: an isotonic fit of the share read right per score), and
@@ -61,6 +65,7 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
+import io
 import json
 import re
 import resource
@@ -72,6 +77,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
+from PIL import Image
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
@@ -369,7 +375,7 @@ def run(root: Path, first: int, last: int, sources: list[str], args: argparse.Na
             if source == "gold":
                 doc = gold
             else:
-                data = (root / "images" / f"{n}.jpg").read_bytes()
+                data = _turned((root / "images" / f"{n}.jpg").read_bytes(), args.turn)
                 doc = OcrParser(engine=source).parse(data, f"{n}.jpg")
             tally.wall += time.perf_counter() - wall
             tally.cpu += _cpu() - cpu
@@ -387,6 +393,18 @@ def run(root: Path, first: int, last: int, sources: list[str], args: argparse.Na
                 tally.calib_words += right_words(doc, root / "ocr_gold" / f"{n}.csv")
         print(f"  {n} done", file=sys.stderr)
     report(tallies, args)
+
+
+def _turned(data: bytes, degrees: int) -> bytes:
+    """A JPEG receipt turned ``degrees`` anticlockwise, as a photo taken lying that way (see
+    ``--turn``); as it is for 0."""
+    if not degrees:
+        return data
+    with Image.open(io.BytesIO(data)) as photo:
+        turned = photo.rotate(degrees, expand=True)
+    out = io.BytesIO()
+    turned.save(out, format="JPEG", quality=95)
+    return out.getvalue()
 
 
 def _f1(right: int, answered: int, gold: int) -> float:
@@ -472,7 +490,16 @@ def main() -> None:
     ap.add_argument("--no-rules", action="store_true", help="OCR survival and time only")
     ap.add_argument("--show", action="store_true", help="list every key value lost")
     ap.add_argument("--calibrate", action="store_true", help="fit line-confidence curves")
+    ap.add_argument(
+        "--turn",
+        type=int,
+        choices=(0, 90, 180, 270),
+        default=0,
+        help="read each photo turned this many degrees anticlockwise (not with --calibrate)",
+    )
     args = ap.parse_args()
+    if args.turn and args.calibrate:
+        ap.error("--calibrate compares the transcript's boxes with the lines': use it upright")
     base = eval_dir()
     root = base / "sroie" if base is not None else None
     if root is None or not (root / "images").is_dir():

@@ -249,7 +249,7 @@ def test_the_engine_reads_the_page_smoothed_and_word_gaps_are_measured_on_it_as_
     pixels[30, 45] = 0
     seen: list[np.ndarray] = []
 
-    def recognise(engine: Any, grey: np.ndarray, pad: float, scale: float) -> list[Any]:
+    def recognise(engine: Any, grey: np.ndarray, pad: float, scale: float, votes: Any) -> list[Any]:
         seen.append(grey)
         return []
 
@@ -508,14 +508,40 @@ def test_an_upside_down_page_is_asked_about_only_when_every_page_is() -> None:
     assert back[2] > upside_down.width - 15 and back[3] > upside_down.height - 15
 
 
+def counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Each RapidOCR detection of a page from here on: True when its lines were asked to vote
+    on the page's turn (a read), False when only the orientation was asked."""
+    calls: list[bool] = []
+    recognise, votes = rapid._recognise, rapid._votes
+
+    def counted_recognise(*args: Any) -> Any:
+        calls.append(True)
+        return recognise(*args)
+
+    def counted_votes(*args: Any) -> Any:
+        calls.append(False)
+        return votes(*args)
+
+    monkeypatch.setattr(rapid, "_recognise", counted_recognise)
+    monkeypatch.setattr(rapid, "_votes", counted_votes)
+    return calls
+
+
 @pytest.mark.parametrize("angle", [90, 180, 270])
-def test_a_photo_lying_any_way_is_read_upright_in_reading_order(angle: int) -> None:
+def test_a_photo_lying_any_way_is_read_upright_in_reading_order(
+    angle: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     upright = Image.open(io.BytesIO(invoice_png()))
     turned = upright.rotate(angle, expand=True)
     assert rapid.RapidOcr().orientation(turned, "a test page") == (angle, pytest.approx(1, abs=0.3))
     parser = OcrParser(engine="rapidocr")
+    calls = counted_reads(monkeypatch)
     want = parser.parse(invoice_png(), "upright.png").lines
+    assert calls == [True]  # upright: the read itself said so, nothing more was asked
     got = parser.parse(encoded(turned, "PNG"), "turned.png").lines
+    # sideways, the ink shows it: asked, turned, read once; upside down, the ink cannot show
+    # it: read, found upside down by its own lines, read again turned
+    assert calls == [True, False, True] if angle != 180 else [True, True, True]
     assert list(got["text"])[:6] == list(want["text"])[:6]
     # the first line's box is where the page's top lies in the turned file (Pillow turns
     # counterclockwise): the left half at 90°, the bottom half at 180°, the right half at 270°

@@ -42,10 +42,10 @@ from evidex.extractors.parse.ocr.pages import (
     pages_to_ocr,
     read_text_layer,
 )
-from evidex.extractors.parse.ocr.prepare import blank, prepare
+from evidex.extractors.parse.ocr.prepare import Prepared, blank, prepare
 from evidex.extractors.parse.ocr.rapid import RapidOcr
 from evidex.extractors.parse.ocr.tesseract import Tesseract
-from evidex.extractors.parse.ocr.words import BoxPx, OcrEngine
+from evidex.extractors.parse.ocr.words import BoxPx, OcrEngine, OcrWord
 from evidex.extractors.parse.pymupdf_parser import PyMuPDFParser, open_pdf
 from evidex.schemas import ConfigError
 
@@ -229,29 +229,52 @@ class OcrParser:
             return []
         what = f"page {job.page} of {filename}"
         best: Reading | None = None
+        turn: int | None = None  # clockwise degrees, once an engine has found the page's way up
         for engine in self.engines:
             if best is not None and not needs_second(best):
                 break
-            reading = self._read(engine, job, what)
+            reading, turn = self._read(engine, job, what, turn)
             best = reading if best is None else better(best, reading)
         return best.rows if best is not None else []
 
-    def _read(self, engine: OcrEngine, job: _Job, what: str) -> Reading:
-        """One engine's reading of a page, turned upright by RapidOCR's orientation when this
-        parser runs RapidOCR, else by Tesseract's OSD when the page looks sideways."""
-        turn = self.rapid or self.tesseract
-        orientation = (lambda image: _clockwise(turn, image, what)) if turn is not None else None
-        ready = prepare(
-            job.image,
-            _LINE_HEIGHT.get(engine.name),
-            orientation,
-            job.scale,
-            every_page=self.rapid is not None,
-        )
-        linear = ready.matrix[:2, :2]
-        zoom = math.sqrt(abs(float(linear[0, 0] * linear[1, 1] - linear[0, 1] * linear[1, 0])))
-        dpi = round(job.unit_dpi * zoom) if job.unit_dpi else None
-        words = engine.read(ready.image, dpi, what)
+    def _read(
+        self, engine: OcrEngine, job: _Job, what: str, turn: int | None = None
+    ) -> tuple[Reading, int | None]:
+        """One engine's reading of a page set upright, and the clockwise ``turn`` that did it
+        (None: not asked). A turn already found is kept. RapidOCR asks its orientation of a page
+        that looks sideways (:func:`.prepare.prepare`) and checks every page in its own reading
+        (:meth:`.rapid.RapidOcr.read_turn`): a page whose lines say it still lies turned (upside
+        down, or sideways where the ink did not show it) is turned and read again. Another
+        engine has the page turned by RapidOCR's orientation when this parser runs RapidOCR,
+        else by Tesseract's OSD when the page looks sideways."""
+        if turn is not None:
+            ready = self._prepare(engine, job, lambda _: turn, every_page=True)
+        elif engine is self.rapid:
+            rapid = self.rapid
+            ready = self._prepare(engine, job, lambda image: _clockwise(rapid, image, what))
+            words, found = rapid.read_turn(ready.image, _dpi(job, ready), what)
+            done = (-ready.turned) % 360
+            turn = (done + (found[0] if found is not None else 0)) % 360
+            if turn == done:
+                return self._rows(engine, job, ready, words), turn
+            ready = self._prepare(engine, job, lambda _: turn, every_page=True)
+        else:
+            asks = self.rapid or self.tesseract
+            ask = (lambda image: _clockwise(asks, image, what)) if asks is not None else None
+            ready = self._prepare(engine, job, ask, every_page=self.rapid is not None)
+        words = engine.read(ready.image, _dpi(job, ready), what)
+        return self._rows(engine, job, ready, words), turn
+
+    def _prepare(
+        self,
+        engine: OcrEngine,
+        job: _Job,
+        orientation: Callable[[Image.Image], int | None] | None,
+        every_page: bool = False,
+    ) -> Prepared:
+        return prepare(job.image, _LINE_HEIGHT.get(engine.name), orientation, job.scale, every_page)
+
+    def _rows(self, engine: OcrEngine, job: _Job, ready: Prepared, words: list[OcrWord]) -> Reading:
         to_page = ready.to_page if job.points else _whole_pixels(ready.to_page)
         rows = page_rows(
             words, job.page, to_page, job.size, engine.line_confidence, engine.word_confidence
@@ -288,6 +311,13 @@ class OcrParser:
             for f in frames
         ]
         return combine(parts, data, filename, self.name, f"image/{kind}")
+
+
+def _dpi(job: _Job, ready: Prepared) -> int | None:
+    """The prepared image's resolution: the page's, scaled as :func:`.prepare.prepare` did."""
+    linear = ready.matrix[:2, :2]
+    zoom = math.sqrt(abs(float(linear[0, 0] * linear[1, 1] - linear[0, 1] * linear[1, 0])))
+    return round(job.unit_dpi * zoom) if job.unit_dpi else None
 
 
 def _whole_pixels(to_page: Callable[[BoxPx], BoxPx]) -> Callable[[BoxPx], BoxPx]:

@@ -59,20 +59,26 @@ probability per character. What is put right here:
   pages need, so each model is capped at :data:`THREADS` intra-op threads and one inter-op
   thread, with spinning off. RapidOCR 1.4.4 sets only the thread counts on its sessions, so
   :func:`_engine` loads its three bundled models again with :func:`_options`.
-* **Which way up** (:meth:`RapidOcr.orientation`). A receipt photographed sideways or upside
-  down was read as it lay: lines in reverse order, an upside-down page read line by line turned
-  but ordered bottom to top. Receipts 000-019 turned 90°, 180° and 270° kept 53-54 of their 80
-  key values against 70 upright. The detector and the angle classifier say which way a page is
-  up: a line the detector finds taller than wide (1.5 times, where RapidOCR turns its crop a
-  quarter) runs down the page, and the classifier says whether its crop, or a wide line's, is
-  upside down; each line votes for one of four turns by its length. The page is turned when one
-  turn has at least :data:`TURN_SHARE` of the votes and :data:`TURN_LEAD` times the next. On
-  receipts 000-049 and 15 invoice, CV and contract pages, each turned four ways (256 pages),
-  no page was turned the wrong way and none left turned; the weakest winning share was 0.60.
-  It costs one more detection and classification a page: on receipts 000-019 read by
-  ``auto``, 1.38 s a receipt against 1.07 s without it (1.29 times, the same run). Upright, the
-  receipts read the same; on 050-099, measured once after, ``auto`` kept 84.5% of key values
-  against 83.5% with Tesseract's orientation detection (now the same as ``rapidocr``).
+* **Which way up** (:meth:`RapidOcr.read_turn`, :meth:`RapidOcr.orientation`). A receipt
+  photographed sideways or upside down was read as it lay: lines in reverse order, an
+  upside-down page read line by line turned but ordered bottom to top. Receipts 000-019 turned
+  90°, 180° and 270° kept 53-54 of their 80 key values against 70 upright. The detector and the
+  angle classifier say which way a page is up: a line the detector finds taller than wide (1.5
+  times, where RapidOCR turns its crop a quarter) runs down the page, and the classifier says
+  whether its crop, or a wide line's, is upside down; each line votes for one of four turns by
+  its length. The page is turned when one turn has at least :data:`TURN_SHARE` of the votes and
+  :data:`TURN_LEAD` times the next. The votes of a page being read come from the read's own
+  detection and classification (:meth:`RapidOcr.read_turn`), so checking an upright page costs
+  nothing; a page they find lying turned is turned and read again, and a page whose ink looks
+  sideways is asked first (:meth:`RapidOcr.orientation`, the detector and classifier alone) so
+  that it is read once. Asked on its own, of receipts 000-049 and 15 invoice, CV and contract
+  pages each turned four ways (256 pages), no page was turned the wrong way and none left
+  turned (weakest winning share 0.60); from the read, of receipts 000-049 turned four ways (200
+  pages), none turned the wrong way and one left unsure (047 lying at 90°, whose ink shows it
+  sideways, so it is asked first), weakest share 0.60. Side by side on receipts 000-019 read by
+  ``auto``, against asking every page on its own before reading it: upright 1.35-1.46 s a
+  receipt against 1.86-1.87 s; turned 90°, 180°, 270°: 2.18, 2.59, 2.27 s against 1.80-1.81 s,
+  every turn keeping the same key values.
 * **Words.** Spaces, marks and rows are put right by :func:`.spacing.spaced_words`.
 """
 
@@ -205,6 +211,14 @@ class RapidOcr:
         _engine()
 
     def read(self, image: Image.Image, dpi: int | None, what: str) -> list[OcrWord]:
+        return self.read_turn(image, dpi, what)[0]
+
+    def read_turn(
+        self, image: Image.Image, dpi: int | None, what: str
+    ) -> tuple[list[OcrWord], tuple[int, float] | None]:
+        """:meth:`read`'s words, and the turn that would set ``image`` upright as
+        :meth:`orientation` gives it, from the read's own detection and angle classification
+        (see "Which way up"): an upright page is asked at no cost."""
         grey = image.convert("L")
         pixels = np.asarray(grey)
         scale = detection_scale(image.size, print_height(grey))
@@ -214,12 +228,13 @@ class RapidOcr:
             else pixels
         )
         engine = _engine()
+        votes: list[tuple[int, float]] = []
         try:
             with _LOCK:
-                found = _recognise(engine, seen, self.pad, scale)
+                found = _recognise(engine, seen, self.pad, scale, votes)
         except Exception as exc:  # onnxruntime's and OpenCV's errors have no common base
             raise RunError(f"OCR of {what} failed: rapidocr said {exc}") from exc
-        return spaced_words(found, pixels, self.space_gap)
+        return spaced_words(found, pixels, self.space_gap), page_turn(votes)
 
     def orientation(self, image: Image.Image, what: str) -> tuple[int, float] | None:
         """Degrees to turn ``image`` clockwise to make it upright, with the share of its lines
@@ -270,15 +285,26 @@ def _detect(engine: Any, colour: np.ndarray, scale: float) -> list[np.ndarray]:
     return [np.asarray(quad, dtype=np.float32) * factors for quad in engine.sorted_boxes(boxes)]
 
 
-def _recognise(engine: Any, grey: np.ndarray, pad: float, scale: float = 1.0) -> list[list[Any]]:
+def _recognise(
+    engine: Any,
+    grey: np.ndarray,
+    pad: float,
+    scale: float = 1.0,
+    votes: list[tuple[int, float]] | None = None,
+) -> list[list[Any]]:
     """``[quad, text, score, char_quads, chars, char_scores, rise]`` per detected segment
     (``rise``: :func:`_rise`); text is searched for on a copy reduced by ``scale`` and read on
-    the full-size crops."""
+    the full-size crops. ``votes``, when given, receives each detected line's vote for the
+    page's turn (:func:`_line_votes`)."""
     colour = _colour(grey)
     width = grey.shape[1]
     quads = [_widened(quad, pad, width) for quad in _detect(engine, colour, scale)]
+    if not quads:
+        return []
     crops = engine.get_crop_img_list(colour, quads)
     turned, labels, _ = engine.text_cls(crops)
+    if votes is not None:
+        votes += _line_votes(quads, labels)
     if _upside_down(labels, float(engine.text_cls.cls_thresh)):
         crops = turned
     read, _ = engine.text_rec(crops, True)
@@ -314,6 +340,14 @@ def _votes(engine: Any, grey: np.ndarray, scale: float) -> list[tuple[int, float
     if not quads:
         return []
     _, labels, _ = engine.text_cls(engine.get_crop_img_list(colour, quads))
+    return _line_votes(quads, labels)
+
+
+def _line_votes(
+    quads: Sequence[np.ndarray], labels: Sequence[Sequence[Any]]
+) -> list[tuple[int, float]]:
+    """(the clockwise turn a line asks for, its length) per detected line, from its quad and
+    the angle classifier's label for its crop."""
     votes = []
     for quad, (label, _) in zip(quads, labels, strict=True):
         across = float(np.linalg.norm(quad[1] - quad[0]))
