@@ -527,6 +527,32 @@ def counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     return calls
 
 
+@pytest.mark.parametrize(("turned_conf", "kept"), [(0.2, "TOTAL 9.00"), (0.99, "TOTAL 9.10")])
+def test_a_turn_a_pages_lines_ask_for_is_kept_only_when_the_page_reads_as_well_turned(
+    monkeypatch: pytest.MonkeyPatch, turned_conf: float, kept: str
+) -> None:
+    # on a blurred photo the angle classifier can call most lines upside down either way up:
+    # the page is read again turned, and the reading that reads worse is not kept
+    def words(text: str, conf: float) -> list[OcrWord]:
+        return [OcrWord(text, (10, 10, 200, 30), conf, (1, 1, 1), (10, 10, 200, 30))]
+
+    sizes: list[tuple[int, int]] = []
+
+    def read_turn(self: Any, image: Image.Image, dpi: Any, what: str) -> Any:
+        sizes.append(image.size)
+        return words("TOTAL 9.00", 0.99), (180, 0.6)
+
+    def read(self: Any, image: Image.Image, dpi: Any, what: str) -> list[OcrWord]:
+        sizes.append(image.size)
+        return words("TOTAL 9.10", turned_conf)
+
+    monkeypatch.setattr(rapid.RapidOcr, "check", lambda self: None)
+    monkeypatch.setattr(rapid.RapidOcr, "read_turn", read_turn)
+    monkeypatch.setattr(rapid.RapidOcr, "read", read)
+    parsed = OcrParser(engine=[rapid.RapidOcr()]).parse(invoice_png(), "a.png")
+    assert len(sizes) == 2 and list(parsed.lines["text"]) == [kept]
+
+
 @pytest.mark.parametrize("angle", [90, 180, 270])
 def test_a_photo_lying_any_way_is_read_upright_in_reading_order(
     angle: int, monkeypatch: pytest.MonkeyPatch
