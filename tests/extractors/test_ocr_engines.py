@@ -180,6 +180,28 @@ def test_a_space_the_recogniser_read_before_two_last_digits_is_a_point_when_the_
     assert [w.text for w in spaced_words([read], amount_strip(None))] == ["58", "30"]
 
 
+@pytest.mark.parametrize(
+    ("rows", "sure", "first"),
+    [
+        (slice(34, 47), 0.7, "AB,"),  # its ink hangs below the baseline: a comma
+        (slice(34, 47), 0.99, "AB."),  # the recogniser was sure: left as read
+        (slice(35, 40), 0.7, "AB."),  # on the baseline: a full stop
+    ],
+)
+def test_a_full_stop_the_recogniser_was_unsure_of_is_read_again_from_the_ink(
+    rows: slice, sure: float, first: str
+) -> None:
+    pixels = np.full((70, 200), 255, dtype=np.uint8)
+    for left in (10, 26, 62, 78):
+        pixels[20:40, left : left + 13] = 30  # "AB" and "CD", type 20 pixels high
+    pixels[rows, 44:47] = 30  # the mark after "AB"
+    spots = [(10, 23), (26, 39), (42, 49), (50, 58), (62, 75), (78, 91)]
+    quads = [[[a, 18], [b, 18], [b, 42], [a, 42]] for a, b in spots]
+    found = [[[[8, 18], [93, 18], [93, 42], [8, 42]], "AB. CD", 0.9, quads, list("AB. CD"),
+              [0.99, 0.99, sure, 0.99, 0.99, 0.99]]]  # fmt: skip
+    assert [w.text for w in spaced_words(found, pixels)] == [first, "CD"]
+
+
 def test_letters_closer_than_a_word_gap_stay_one_word() -> None:
     pixels = np.full((60, 200), 255, dtype=np.uint8)
     for i in range(5):

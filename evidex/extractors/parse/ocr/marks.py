@@ -26,7 +26,15 @@ import numpy as np
 from evidex.extractors.parse.ocr.prepare import otsu, runs
 from evidex.extractors.parse.ocr.words import BoxPx
 
-__all__ = ["COMMA_DROP", "FAINT", "MARK_GAP", "MARK_TOP", "MARK_WIDTH", "trailing_mark"]
+__all__ = [
+    "COMMA_DROP",
+    "FAINT",
+    "MARK_GAP",
+    "MARK_TOP",
+    "MARK_WIDTH",
+    "mark_near",
+    "trailing_mark",
+]
 
 MARK_WIDTH = 0.45  # of the type's height: the widest a comma or full stop is
 MARK_TOP = 0.5  # of the type's height below its top: where a mark's ink may start
@@ -140,3 +148,17 @@ def trailing_mark(pixels: np.ndarray, box: BoxPx, end: float) -> tuple[str, BoxP
     if found is None:
         return None
     return found, (float(band.left + a), box[1], float(band.left + b), box[3])
+
+
+def mark_near(pixels: np.ndarray, box: BoxPx, centre: float, reach: float) -> str | None:
+    """ "," or "." for the run of ink nearest column ``centre`` (its middle within ``reach``)
+    in a line's ``box``, told apart as a line's last mark is; None when that ink is no mark."""
+    band = _band(pixels, box, box[2])
+    if band is None:
+        return None
+    filled = np.asarray(band.ink[: int(np.ceil(box[3])) - max(0, int(box[1]))].any(axis=0), bool)
+    spans = [(a, b) for a, b in runs(filled) if abs((a + b) / 2 + band.left - centre) <= reach]
+    if not spans:
+        return None
+    a, b = min(spans, key=lambda r: abs((r[0] + r[1]) / 2 + band.left - centre))
+    return band.mark(a, b)
