@@ -47,8 +47,9 @@ _BELOW = 0.5  # of the band's height: how far under the band a comma's tail is l
 
 class _Band:
     """A line's band: ink masks (rows from the band's top to ``_BELOW`` under it), the type's
-    top and baseline rows over the whole line, per column its top and bottom ink rows within
-    the band (NaN where it holds none), and the band's left edge in page pixels."""
+    top and baseline rows over the whole line, per column whether the band holds ink there
+    (``filled``) and its top and bottom ink rows (NaN where it holds none), and the band's left
+    edge in page pixels."""
 
     def __init__(
         self, ink: np.ndarray, faint: np.ndarray, rows: int, type_: tuple[float, float], left: int
@@ -56,9 +57,9 @@ class _Band:
         self.ink, self.faint, self.left = ink, faint, left
         self.top, self.base = type_
         inside = ink[:rows]
-        filled = inside.any(axis=0)
-        self.tops = np.where(filled, np.argmax(inside, axis=0), np.nan)
-        self.bottoms = np.where(filled, rows - 1 - np.argmax(inside[::-1], axis=0), np.nan)
+        self.filled = np.asarray(inside.any(axis=0), bool)  # per column: ink within the band
+        self.tops = np.where(self.filled, np.argmax(inside, axis=0), np.nan)
+        self.bottoms = np.where(self.filled, rows - 1 - np.argmax(inside[::-1], axis=0), np.nan)
 
     @property
     def height(self) -> float:
@@ -132,7 +133,7 @@ def trailing_mark(pixels: np.ndarray, box: BoxPx, end: float) -> tuple[str, BoxP
     band = _band(pixels, box, end + (MARK_GAP + MARK_WIDTH + 0.5) * height)
     if band is None:
         return None
-    filled = np.asarray(band.ink[: int(np.ceil(box[3])) - max(0, int(box[1]))].any(axis=0), bool)
+    filled = band.filled
     start = int(end) - 1 - band.left  # the word's last ink column
     spans = runs(filled)
     ended = max([b for a, b in spans if a <= start], default=start + 1)
@@ -156,8 +157,7 @@ def mark_near(pixels: np.ndarray, box: BoxPx, centre: float, reach: float) -> st
     band = _band(pixels, box, box[2])
     if band is None:
         return None
-    filled = np.asarray(band.ink[: int(np.ceil(box[3])) - max(0, int(box[1]))].any(axis=0), bool)
-    spans = [(a, b) for a, b in runs(filled) if abs((a + b) / 2 + band.left - centre) <= reach]
+    spans = [(a, b) for a, b in runs(band.filled) if abs((a + b) / 2 + band.left - centre) <= reach]
     if not spans:
         return None
     a, b = min(spans, key=lambda r: abs((r[0] + r[1]) / 2 + band.left - centre))

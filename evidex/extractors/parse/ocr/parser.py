@@ -257,9 +257,8 @@ class OcrParser:
         turned reading is kept unless its quality (:func:`.choose.quality`) is more than
         :data:`TURNED_WORSE` under the page's as it lay: on a blurred photo the angle
         classifier can find most lines upside down whichever way up the page is. Another
-        engine has the page turned by
-        RapidOCR's orientation when this parser runs RapidOCR, else by Tesseract's OSD when the
-        page looks sideways."""
+        engine has the page turned by RapidOCR's orientation when this parser runs RapidOCR,
+        else by Tesseract's OSD when the page looks sideways."""
         if turn is not None:
             ready = self._prepare(engine, job, lambda _: turn, every_page=True)
         elif engine is self.rapid:

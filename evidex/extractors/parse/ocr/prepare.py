@@ -7,11 +7,11 @@ it, so a clean 300 dpi scan passes through nearly untouched:
    100-megapixel photo is read at 12 megapixels at most; nothing larger is held twice).
 2. **Crop to the document**: a photo of a receipt on a darker table is cropped to the bright
    paper (rows and columns where most pixels are paper), when that leaves out a tenth or more.
-3. **Orientation**: ``orientation`` says how far to turn the page. With ``every_page`` it is
-   asked for every page (RapidOCR's detector and angle classifier, which also tell an upside-down
-   page); else only when the gaps between lines run down the page rather than across it (far
-   more blank columns than blank rows within the ink), as for Tesseract's orientation detection
-   (OSD), which misjudges upright receipts. Without an answer the page is left as it is.
+3. **Orientation**: ``orientation`` says how far to turn the page. It is asked only when the
+   gaps between lines run down the page rather than across it (far more blank columns than
+   blank rows within the ink), unless ``every_page``: a turn already known (RapidOCR's reading
+   found an upside-down page, :mod:`.parser`) applies to any page. Without an answer the page is
+   left as it is.
 4. **Deskew**: the angle in ±:data:`MAX_SKEW`° that makes the row profile sharpest (text rows
    lined up with pixel rows), when it is at least 0.3°.
 5. **Contrast**: grey, stretched so the darkest and lightest 1% reach black and white.
