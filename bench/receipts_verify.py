@@ -3,7 +3,7 @@ them when OCR has lost nothing.
 
     .venv/bin/python -m bench.receipts_verify [--split tune|held_out|all] [--show]
                                               [--source gold|tesseract|rapidocr|auto]
-                                              [--cache DIR] [--worse]
+                                              [--cache DIR] [--worse [blur|small|shade]]
 
 Over ``shared/eval/sroie`` (images, ``keys/<n>.json`` as printed, ``ocr_gold/<n>.csv``: the
 annotators' transcript, one box and text per segment), each receipt's line table is built from
@@ -34,10 +34,12 @@ verified counts), apart where the key is not what the receipt prints. ``strict``
 verified value that is not the key exactly (spacing and punctuation included), as
 ``bench.receipts`` does.
 
-``--worse`` (with an OCR source) reads each receipt made a poorer photo first (:data:`WORSE`):
-OCR misreads more, so a check that keeps misread values from verifying has more to catch than
-on the receipts as scanned, where the tuning half leaves it almost nothing. The images and
-their line tables are stored under ``DIR/worse`` with ``--cache``.
+``--worse [HOW]`` (with an OCR source) reads each receipt made a poorer photo first, one of
+three ways (:data:`WORSE`): ``blur`` (the default), ``small`` (photographed from further off),
+``shade`` (a shadow across the page, dark at its left edge). OCR misreads more, so a check that
+keeps misread values from verifying has more to catch than on the receipts as scanned, where
+the tuning half leaves it almost nothing. The images and their line tables are stored under
+``DIR/worse`` (``DIR/worse-small``, ``DIR/worse-shade``) with ``--cache``.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from PIL import Image, ImageFilter
 
 from bench import receipts
@@ -76,21 +79,45 @@ SPLITS = {"tune": range(0, 50), "held_out": range(50, 100), "all": range(0, 100)
 
 
 SOURCES = ("gold", "tesseract", "rapidocr", "auto")
-WORSE = "70% of its size, a 0.6-pixel blur, turned 1.5 degrees, saved at JPEG quality 35"
+# Ways to make a photo poorer (``--worse NAME``), each as a sentence and as what it does
+WORSE = {
+    "blur": "70% of its size, a 0.6-pixel blur, turned 1.5 degrees, saved at JPEG quality 35",
+    "small": "45% of its size, turned -1 degree, saved at JPEG quality 50",
+    "shade": "its contrast halved under a shadow across the page, grain added, JPEG quality 40",
+}
 
 
-def worse_image(image: Path, folder: Path) -> Path:
-    """``image`` made a poorer photo (:data:`WORSE`), stored in ``folder`` once."""
+def _spoil(rgb: Image.Image, how: str) -> Image.Image:
+    if how == "blur":
+        size = (round(rgb.width * 0.7), round(rgb.height * 0.7))
+        rgb = rgb.resize(size, Image.Resampling.BILINEAR).filter(ImageFilter.GaussianBlur(0.6))
+        return rgb.rotate(1.5, expand=True, fillcolor=(200, 200, 200))
+    if how == "small":
+        size = (round(rgb.width * 0.45), round(rgb.height * 0.45))
+        rgb = rgb.resize(size, Image.Resampling.BILINEAR)
+        return rgb.rotate(-1.0, expand=True, fillcolor=(200, 200, 200))
+    # shade: ink and paper pulled together, a shadow from dark (left) to light, grain
+    pixels = np.asarray(rgb, dtype=np.float32)
+    pixels = 128 + (pixels - 128) * 0.5
+    shadow = np.linspace(0.6, 1.0, pixels.shape[1], dtype=np.float32)[None, :, None]
+    grain = np.random.default_rng(7).normal(0, 6, pixels.shape).astype(np.float32)
+    return Image.fromarray(np.clip(pixels * shadow + grain, 0, 255).astype(np.uint8))
+
+
+def worse_image(image: Path, folder: Path, how: str = "blur") -> Path:
+    """``image`` made a poorer photo (:data:`WORSE` ``how``), stored in ``folder`` once."""
     out = folder / image.name
     if not out.is_file():
         with Image.open(image) as photo:
-            rgb = photo.convert("RGB")
-        size = (round(rgb.width * 0.7), round(rgb.height * 0.7))
-        rgb = rgb.resize(size, Image.Resampling.BILINEAR).filter(ImageFilter.GaussianBlur(0.6))
-        rgb = rgb.rotate(1.5, expand=True, fillcolor=(200, 200, 200))
+            rgb = _spoil(photo.convert("RGB"), how)
         folder.mkdir(parents=True, exist_ok=True)
-        rgb.save(out, quality=35)
+        rgb.save(out, quality=35 if how == "blur" else 50 if how == "small" else 40)
     return out
+
+
+def _worse_folder(how: str) -> str:
+    """Where a spoilt set is cached: ``worse`` for the first way (as it always was)."""
+    return "worse" if how == "blur" else f"worse-{how}"
 
 
 def gold_document(path: Path) -> ParsedDocument:
@@ -344,7 +371,7 @@ def _f1(right: int, answered: int, gold: int) -> float:
 
 
 def run(
-    split: str, show: bool, source: str = "gold", cache: Path | None = None, worse: bool = False
+    split: str, show: bool, source: str = "gold", cache: Path | None = None, worse: str = ""
 ) -> None:
     root = eval_dir()
     if root is None or not (root / "sroie").is_dir():
@@ -352,7 +379,7 @@ def run(
     if worse and source == "gold":
         raise SystemExit("--worse needs an OCR --source: the transcript has no image to spoil")
     scratch = tempfile.TemporaryDirectory()  # the spoilt photos when nothing is cached
-    worse_dir = (cache or Path(scratch.name)) / "worse" if worse else None
+    worse_dir = (cache or Path(scratch.name)) / _worse_folder(worse) if worse else None
     sroie = root / "sroie"
     schema = schema_from_json(SCHEMA, name="receipt_keys")
     receipt = get_schema("receipt")
@@ -380,7 +407,7 @@ def run(
         transcript = gold_document(gold)
         doc = transcript
         if worse_dir is not None:
-            image = worse_image(sroie / "images" / f"{n}.jpg", worse_dir / "images")
+            image = worse_image(sroie / "images" / f"{n}.jpg", worse_dir / "images", worse)
             doc = ocr_document(image, source, worse_dir)
         elif source != "gold":
             doc = ocr_document(sroie / "images" / f"{n}.jpg", source, cache)
@@ -389,7 +416,7 @@ def run(
         careful(n, doc, keys, receipt, builtin, BUILTIN_PATHS)
         rules_f1(n, doc, keys, schema, rules, transcript.lines["text"].tolist())
     span = f"{SPLITS[split].start:03d}-{SPLITS[split].stop - 1:03d}"
-    made = f", each made worse first ({WORSE})" if worse else ""
+    made = f", each made worse first ({WORSE[worse]})" if worse else ""
     print(f"receipts {split} ({span}): {count}, read from {source}{made}")
     print(f"(a) careful model on the line tables ({source})")
     held, verified = sum(tally.held.values()), sum(tally.verified.values())
@@ -457,7 +484,14 @@ def main() -> None:
     parser.add_argument(
         "--ocr-only", action="store_true", help="store the split's OCR line tables and stop"
     )
-    parser.add_argument("--worse", action="store_true", help="spoil each photo first: " + WORSE)
+    parser.add_argument(
+        "--worse",
+        nargs="?",
+        const="blur",
+        default="",
+        choices=sorted(WORSE),
+        help="spoil each photo first: " + "; ".join(f"{k}: {v}" for k, v in WORSE.items()),
+    )
     args = parser.parse_args()
     if args.ocr_only:
         fill_cache(args.split, args.source, args.cache)
