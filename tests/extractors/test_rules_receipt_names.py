@@ -192,3 +192,25 @@ def test_an_address_that_starts_with_its_postcode_under_a_doubtful_name_goes_to_
     address = read(receipt(rows)).fields["address"]
     assert address.value == "41150 KLANG, SELANGOR"
     review(address, "the address starts with a postcode (line 4)")
+
+
+# -- a name written in lower case ---------------------------------------------------------------
+
+
+def test_a_name_in_lower_case_gives_way_to_a_printed_one_above_the_address() -> None:
+    """No registration number and no company form: the weakest rule (the name right above the
+    address) takes the printed name, and a person's name written in lower case above it is no
+    rival that would leave it in doubt."""
+    rows = [["tan chay yee"], ["KEDAI RUNCIT MAJU"], *ADDRESS, *TAIL]
+    company = read(receipt(rows)).fields["company"]
+    assert (company.value, company.line_start) == ("KEDAI RUNCIT MAJU", 2)
+    assert company.status is Status.VERIFIED, company.reasons
+
+
+def test_a_name_in_lower_case_alone_at_the_top_goes_to_review() -> None:
+    """The merchant's lines were lost to OCR: the only name left is a person's, read with full
+    confidence, and it is not verified."""
+    rows = [["tan woon yann"], *ADDRESS, *TAIL]
+    company = read(receipt(rows)).fields["company"]
+    assert (company.value, company.line_start) == ("tan woon yann", 1)
+    review(company, "written all in lower case", "line 1")

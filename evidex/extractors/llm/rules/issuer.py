@@ -4,9 +4,11 @@ id, a date, a title such as "TAX INVOICE", a ``Label: value`` line).
 
 A cashier's or customer's name printed above the merchant is passed over: the name is the one
 right above the registration number, else the one that carries a company form (cleanco's legal
-terms: ``SDN BHD``, ``GmbH``, ``Ltd``), else the first name of the block. The address is the
-block's lines under the name up to the first registration, phone or date line (never a line
-that ends in a company form, ``7-ELEVEN MALAYSIA SDN BHD``).
+terms: ``SDN BHD``, ``GmbH``, ``Ltd``), else the first name of the block. A line written all in
+lower case ("tan woon yann") is how a hand or a stamp adds a person's name, not how a till prints
+a merchant's: it is taken only where the block holds no other name, and then in doubt. The
+address is the block's lines under the name up to the first registration, phone or date line
+(never a line that ends in a company form, ``7-ELEVEN MALAYSIA SDN BHD``).
 
 A name too long for the paper runs over two lines, its company form on the lower one
 ("POPULAR BOOK" / "CO. (M) SDN BHD"): a line that is only a company form (with where the
@@ -137,6 +139,13 @@ def _name_like(text: str) -> bool:
         and not find_dates(clean)
         and not _form_only(clean)
     )
+
+
+def _lower_case(text: str) -> bool:
+    """A line whose letters are all lower case ("tan woon yann"): a till prints a merchant's
+    name in capitals or title case; a name written so is a customer's, a cashier's, or added
+    by hand or by stamp."""
+    return any(c.islower() for c in text) and not any(c.isupper() for c in text)
 
 
 def _company(text: str) -> bool:
@@ -336,6 +345,7 @@ def read_issuer(lines: list[Line], cells: dict[int, list[Line]]) -> Issuer | Non
     )
     top = texts[: address if address is not None else len(texts)]
     named = [i for i, t in enumerate(top) if _name_like(t)]
+    named = [i for i in named if not _lower_case(top[i])] or named
     formed = [i for i in named if _legal_form().search(top[i])]
     registration = next(
         (
@@ -364,6 +374,12 @@ def read_issuer(lines: list[Line], cells: dict[int, list[Line]]) -> Issuer | Non
     first, last, split = _name_lines(texts, name)
     rivals = [i for i in rivals if not first <= i <= last]  # other names the rule could take
     name_doubt = why.format(nos(rows, sorted([first, *rivals]))) if rivals else split
+    if _lower_case(" ".join(texts[first : last + 1])):
+        name_doubt = name_doubt or (
+            f"the name on {nos(rows, [first])} is written all in lower case, as a hand or a "
+            "stamp writes a person's name on a slip, not as a till prints a merchant's: check "
+            "that it is the merchant"
+        )
     start = address if address is not None and address > last else len(texts)
     end = start
     while end < len(texts) and not aside(texts[end]) and end - start < 6:
