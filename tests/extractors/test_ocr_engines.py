@@ -314,6 +314,25 @@ def test_a_skewed_page_is_straightened_and_boxes_go_back_to_the_file(angle: floa
     assert abs((x0 + x1) / 2 - src[0] / 2) < 3 and abs((y0 + y1) / 2 - src[1] / 2) < 3
 
 
+def test_a_receipt_on_a_dark_table_is_cropped_to_its_paper() -> None:
+    photo = Image.new("L", (1500, 2000), 70)  # the table
+    photo.paste(page_with_text(), (300, 300))
+    ready = prepare(photo)
+    # the crop keeps the paper and a margin of about 1% of the photo's long side
+    assert ready.to_page((0, 0, *ready.image.size)) == pytest.approx((280, 280, 1220, 1720), abs=25)
+
+
+def test_a_shadow_across_the_page_is_not_cropped_away_with_the_print_under_it() -> None:
+    """Shaded from dark at the left edge to bright: Otsu's threshold alone takes the shaded part
+    for a table, and the left of every line would be cut off."""
+    page = np.asarray(page_with_text(), dtype=np.float32)
+    shade = np.linspace(0.45, 1.0, page.shape[1], dtype=np.float32)[None, :]
+    shaded = Image.fromarray((60 + page * 0.7 * shade).astype(np.uint8))
+    ready = prepare(shaded)
+    x0, _, x1, _ = ready.to_page((0, 0, *ready.image.size))
+    assert x0 < 60 and x1 > 800  # every line still starts in the image read
+
+
 def test_small_print_is_scaled_up_and_boxes_scaled_back() -> None:
     small = page_with_text().resize((300, 467))
     ready = prepare(small, line_height=36.0)
