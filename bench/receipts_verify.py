@@ -3,7 +3,7 @@ them when OCR has lost nothing.
 
     .venv/bin/python -m bench.receipts_verify [--split tune|held_out|all] [--show]
                                               [--source gold|tesseract|rapidocr|auto]
-                                              [--cache DIR] [--worse [blur|small|shade]]
+                                              [--cache DIR] [--worse [blur|small|shade|cut]]
 
 Over ``shared/eval/sroie`` (images, ``keys/<n>.json`` as printed, ``ocr_gold/<n>.csv``: the
 annotators' transcript, one box and text per segment), each receipt's line table is built from
@@ -36,10 +36,11 @@ verified value that is not the key exactly (spacing and punctuation included), a
 
 ``--worse [HOW]`` (with an OCR source) reads each receipt made a poorer photo first, one of
 three ways (:data:`WORSE`): ``blur`` (the default), ``small`` (photographed from further off),
-``shade`` (a shadow across the page, dark at its left edge). OCR misreads more, so a check that
+``shade`` (a shadow across the page, dark at its left edge), ``cut`` (the photo's left edge
+cuts through the print). OCR misreads more, so a check that
 keeps misread values from verifying has more to catch than on the receipts as scanned, where
 the tuning half leaves it almost nothing. The images and their line tables are stored under
-``DIR/worse`` (``DIR/worse-small``, ``DIR/worse-shade``) with ``--cache``.
+``DIR/worse`` (``DIR/worse-small`` and so on) with ``--cache``.
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ WORSE = {
     "blur": "70% of its size, a 0.6-pixel blur, turned 1.5 degrees, saved at JPEG quality 35",
     "small": "45% of its size, turned -1 degree, saved at JPEG quality 50",
     "shade": "its contrast halved under a shadow across the page, grain added, JPEG quality 40",
+    "cut": "its left edge cut off through the print, 15% of the print's width in, JPEG quality 50",
 }
 
 
@@ -96,6 +98,12 @@ def _spoil(rgb: Image.Image, how: str) -> Image.Image:
         size = (round(rgb.width * 0.45), round(rgb.height * 0.45))
         rgb = rgb.resize(size, Image.Resampling.BILINEAR)
         return rgb.rotate(-1.0, expand=True, fillcolor=(200, 200, 200))
+    if how == "cut":
+        grey = np.asarray(rgb.convert("L"))
+        xs = np.nonzero(grey < 128)[1]  # the print's columns, specks aside
+        low, high = np.percentile(xs, [2, 98]) if len(xs) else (0, 0)
+        left = int(low + 0.15 * (high - low))
+        return rgb.crop((left, 0, rgb.width, rgb.height))
     # shade: ink and paper pulled together, a shadow from dark (left) to light, grain
     pixels = np.asarray(rgb, dtype=np.float32)
     pixels = 128 + (pixels - 128) * 0.5
@@ -111,7 +119,7 @@ def worse_image(image: Path, folder: Path, how: str = "blur") -> Path:
         with Image.open(image) as photo:
             rgb = _spoil(photo.convert("RGB"), how)
         folder.mkdir(parents=True, exist_ok=True)
-        rgb.save(out, quality=35 if how == "blur" else 50 if how == "small" else 40)
+        rgb.save(out, quality={"blur": 35, "shade": 40}.get(how, 50))
     return out
 
 
