@@ -23,17 +23,20 @@ PLAIN = schema_from_json(
 CLEAN = 0.97  # the confidence a clean reading gets
 
 
-def receipt(rows: list[list[str]], confidence: float | None = CLEAN) -> ParsedDocument:
+def receipt(
+    rows: list[list[str]], confidence: float | None = CLEAN, left: float = 20.0
+) -> ParsedDocument:
     """A receipt of ``rows`` (each a list of cells; empty cells are left out) read by OCR, every
-    line at ``confidence`` (None: lines without one)."""
+    line at ``confidence`` (None: lines without one), on a photo 400 pixels wide whose first
+    cells start ``left`` pixels in."""
     read: dict[str, Any] = {} if confidence is None else {"ocr_confidence": confidence}
     cells = [
         {
             "page": 1,
             "text": text,
-            "x0": 20.0 + 120 * i,
+            "x0": left + 120 * i,
             "y0": 20.0 * n,
-            "x1": 20.0 + 120 * i + 100,
+            "x1": left + 120 * i + 100,
             "y1": 20.0 * n + 14,
             "font_size": 14.0,
             "visible": True,

@@ -325,3 +325,27 @@ def test_the_bench_cache_gives_back_the_line_table_it_stored(tmp_path: Path) -> 
     stored.write_text(json.dumps(body))
     assert load_document(stored, "ab" * 32) is None  # stored before a column was added: again
     assert json.loads(stored.read_text())["engine"] == "auto"
+
+
+# -- a photo that cuts its lines off at the left edge ---------------------------------------------
+
+
+def test_a_total_at_the_photos_edge_goes_to_review_unless_what_was_paid_confirms_it() -> None:
+    """ "SUB TOTAL 33.90" cut to "TOTAL 33.90" reads as the total, and the items print the
+    same figure; cash less change is a reading of its own and settles it."""
+    rows = [*TOP, ["ITEM A", "33.90"], ["TOTAL", "33.90"]]
+    total = read(receipt(rows, left=2.0)).fields["total"]
+    assert total.value == "33.90"
+    review(total, "runs to the left edge of the image")
+    assert read(receipt(rows)).fields["total"].status is Status.VERIFIED
+    paid = read(receipt([*rows, *PAID], left=2.0)).fields["total"]
+    assert paid.status is Status.VERIFIED, paid.reasons
+
+
+def test_a_date_at_the_photos_edge_goes_to_review() -> None:
+    """ "19/10/2018" cut to "9/10/2018" is as good a date."""
+    rows = [*TOP, ["9/10/2018 20:49"], ["TOTAL", "33.90"], *PAID]
+    date = read(receipt(rows, left=2.0)).fields["date"]
+    assert date.value["iso"] == "2018-10-09"
+    review(date, "line 5 runs to the left edge of the image")
+    assert read(receipt(rows)).fields["date"].status is Status.VERIFIED

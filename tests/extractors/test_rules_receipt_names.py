@@ -214,3 +214,23 @@ def test_a_name_in_lower_case_alone_at_the_top_goes_to_review() -> None:
     company = read(receipt(rows)).fields["company"]
     assert (company.value, company.line_start) == ("tan woon yann", 1)
     review(company, "written all in lower case", "line 1")
+
+
+# -- a photo that cuts a line off --------------------------------------------------------------
+
+
+def test_a_name_read_from_a_line_at_the_photos_edge_goes_to_review() -> None:
+    """The photo cut "UNIHAKKA" at its left edge: what is left reads as a name, with full
+    confidence."""
+    rows = [["HAKKA INTERNATIONAL SDN BHD"], ["(867388-U)"], *ADDRESS, *TAIL]
+    company = read(receipt(rows, left=1.0)).fields["company"]
+    assert company.value == "HAKKA INTERNATIONAL SDN BHD"
+    review(company, "line 1 runs to the left edge of the image", "may cut it off")
+    inside = read(receipt(rows, left=30.0)).fields["company"]
+    assert inside.status is Status.VERIFIED, inside.reasons
+
+
+def test_a_text_layers_line_at_the_page_edge_is_whole() -> None:
+    text = "HAKKA INTERNATIONAL SDN BHD\n(867388-U)\nNO 8, JALAN 1/118B, DESA TUN RAZAK\n"
+    company = read_text(text + "56000 KUALA LUMPUR\nTEL: 03-9173 8800\nTOTAL: 33.90\n")
+    assert company.fields["company"].status is Status.VERIFIED

@@ -40,12 +40,16 @@ where the slip points two ways, carries a ``doubt`` (:mod:`.match`) that sends i
   printed figure: what was paid, or the same amount on another line (OCR misreads a digit now
   and then, seldom the same figure twice the same way);
 * the first date printed: in doubt when the slip prints another date no label explains; its
-  day/month order is still the document's to settle (:mod:`evidex.extractors.verify.locales`).
+  day/month order is still the document's to settle (:mod:`evidex.extractors.verify.locales`);
+* any of them read by OCR from a line that runs to an edge of the image: in doubt, since the
+  photo may cut the line off (a shorter name, "TOTAL" of "SUB TOTAL", "9/10/2018" of
+  "19/10/2018"), unless cash less change confirms the total.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -87,6 +91,20 @@ _MONEY_LINE = re.compile(
 def _dates(line: Line) -> list[Match]:
     """The dates ``line`` prints, with those an OCR engine spaced out on a line it read."""
     return spaced_dates(line.text) if line.read_by_ocr else find_dates(line.text)
+
+
+def _cut(lines: Sequence[Line]) -> str:
+    """Why a value read from ``lines`` may be cut short, or ``""``: one of them runs to an edge
+    of the image (:attr:`.lines.Line.edge`), and a photo that cuts through a line leaves a
+    shorter name, "TOTAL" of "SUB TOTAL", "9/10/2018" of "19/10/2018", each as readable as the
+    whole."""
+    line = next((line for line in lines if line.edge), None)
+    if line is None:
+        return ""
+    return (
+        f"line {line.no} runs to the {line.edge} edge of the image, so the photo may cut it "
+        "off: what is printed beyond the edge was not read"
+    )
 
 
 def _token_start(text: str, start: int) -> int:
@@ -214,6 +232,8 @@ class ReceiptFinder:
         its form and the document's locale), and one misread letter ("PASAF" for "PASAR",
         "9/6" for "9/5") leaves a name or an address as plausible as the printed one."""
         rows = self.lines.rows[first : last + 1]
+        if cut := _cut(rows):
+            return cut
         for line in rows:
             if line.read_by_ocr and (sign := misread(line.text) or form_misread(line.text)):
                 return f"line {line.no} was read by OCR and {sign}: it may not be what is printed"
@@ -366,6 +386,8 @@ class ReceiptFinder:
             if close(paid, amount):
                 return ""
             return f"{how}, not the {amount:.2f} read as the total"
+        if cut := _cut([line, *self._row(line)]):
+            return cut
         sizes = [r.amount for r in pay.rounding]
         others = [
             (other.no, figure)
@@ -461,6 +483,7 @@ class ReceiptFinder:
                 f"the receipt prints other dates ({where}) and no label says which is the date "
                 f"of the sale; the one on line {line.no} is only the first"
             )
+        doubt = doubt or _cut([line])
         # the order of an ambiguous date is still the document's to settle (``in_order``)
         quote = (m.start, word_end(line.text, m.end))
         return [Hit((3, 0), line, replace(m, caveat=caveat, doubt=doubt), quote)]
