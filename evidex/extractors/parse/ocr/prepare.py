@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from PIL import Image, ImageFilter, ImageOps
+from PIL import Image, ImageOps
 
 from evidex.extractors.parse.ocr.words import BoxPx
 
@@ -209,9 +209,16 @@ def _marks(grey: np.ndarray) -> np.ndarray:
     """Where a thumbnail holds print: pixels :data:`_INK_DEPTH` grey levels or more darker than
     the brightest of their neighbourhood (:data:`_NEAR` pixels across), so print under a shadow
     shows as print does on bright paper, and an even background (a shadow, a table) holds none."""
-    image = Image.fromarray(grey)
-    around = np.asarray(image.filter(ImageFilter.MaxFilter(_NEAR)), dtype=np.int16)
-    return around - grey.astype(np.int16) >= _INK_DEPTH
+    height, width = grey.shape
+    reach = _NEAR // 2
+    padded = np.pad(grey, reach, mode="edge")
+    across = padded[:, :width].copy()  # the brightest of each row's window, then each column's
+    for shift in range(1, 2 * reach + 1):
+        np.maximum(across, padded[:, shift : shift + width], out=across)
+    around = across[:height].copy()
+    for shift in range(1, 2 * reach + 1):
+        np.maximum(around, across[shift : shift + height], out=around)
+    return around.astype(np.int16) - grey.astype(np.int16) >= _INK_DEPTH
 
 
 def runs(mask: np.ndarray) -> list[tuple[int, int]]:
