@@ -349,3 +349,12 @@ def test_a_date_at_the_photos_edge_goes_to_review() -> None:
     assert date.value["iso"] == "2018-10-09"
     review(date, "line 5 runs to the left edge of the image")
     assert read(receipt(rows)).fields["date"].status is Status.VERIFIED
+
+
+def test_a_summary_row_whose_second_amount_ocr_spaced_is_still_a_tables_row() -> None:
+    """The tax summary's "TOTAL : 80.91 0 .00" (amount, tax), its heading lost: "0 .00" is an
+    amount as the engine spaced it, so the row prints two and is no receipt total."""
+    rows = [*TOP, ["ITEM A", "80.91"], ["Total :", "80.91", "0 .00"]]
+    total = read(receipt(rows)).fields["total"]
+    assert total.value == "80.91"
+    review(total, "the row of line 8 prints several amounts (0.00, 80.91)", "a table's row")

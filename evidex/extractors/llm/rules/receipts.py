@@ -408,11 +408,17 @@ class ReceiptFinder:
                 "printed (a rounding, cash and change) settles which was paid"
             )
         row = self._row(line)
-        printed = {a.group() for r in (line, *row) for a in _AMOUNT.finditer(r.text)}
+        printed = {
+            figure
+            for r in (line, *row)
+            for a in _amounts(r)  # "0 .00" as an engine spaced it is an amount too
+            if (figure := amount_of(a.value)) is not None
+        }
         if len(printed) > 1:
+            listed = ", ".join(f"{figure:.2f}" for figure in sorted(printed))
             return (
-                f"the row of line {line.no} prints several amounts ({', '.join(sorted(printed))}):"
-                " a table's row, which need not be the receipt's total"
+                f"the row of line {line.no} prints several amounts ({listed}): a table's row, "
+                "which need not be the receipt's total"
             )
         beside = [r for r in row if r.x0 < line.x0]
         if not any(total_words(r).search(r.text) for r in (line, *beside)):
