@@ -7,11 +7,11 @@ it, so a clean 300 dpi scan passes through nearly untouched:
    100-megapixel photo is read at 12 megapixels at most; nothing larger is held twice).
 2. **Crop to the document**: a photo of a receipt on a darker table is cropped to the bright
    paper (rows and columns where most pixels are paper), when that leaves out a tenth or more.
-   Never through print: a shadow across a photo darkens paper as a table does, and Otsu's
-   threshold took the shaded half of a receipt for table (receipts 000-049 under a shadow from
-   their left edge lost the left of every line: "ONAL SDN BHD" read, and verified, for
-   "UNIHAKKA INTERNATIONAL SDN BHD"), so the box is widened to every row and column that holds
-   print, told by its contrast with the paper around it (:func:`_marks`), not by how dark it is.
+   A side is cropped only where the paper ends in a step (:func:`_step`): a shadow across a
+   photo darkens paper as a table does, but gradually, and Otsu's threshold alone took the
+   shaded half of a receipt for table (receipts 000-049 under a shadow from their left edge
+   lost the left of every line: "ONAL SDN BHD" read, and verified, for "UNIHAKKA INTERNATIONAL
+   SDN BHD").
 3. **Orientation**: ``orientation`` says how far to turn the page. It is asked only when the
    gaps between lines run down the page rather than across it (far more blank columns than
    blank rows within the ink), unless ``every_page``: a turn already known (RapidOCR's reading
@@ -56,7 +56,7 @@ _PRINT_THUMB = 1500  # print_height's thumbnail: 12-pixel print on a 3500-pixel 
 _MAX_UPSCALE = 4.0
 _INK_DEPTH = 16  # grey levels from the paper's that a mark must reach to be print
 _MIN_MARK = 8  # thumbnail pixels that deep: fewer is a speck of dust, not a word
-_NEAR = 9  # thumbnail pixels: the neighbourhood whose brightest pixel is a mark's paper
+_EDGE_STEP = 40  # grey levels: how much brighter paper is than what lies beyond its edge
 Matrix = np.ndarray  # 3x3 affine, column vectors (x, y, 1)
 
 
@@ -186,13 +186,16 @@ def _document(image: Image.Image) -> tuple[int, int, int, int] | None:
     if len(rows) == 0 or len(cols) == 0:
         return None
     y0, y1, x0, x1 = rows[0], rows[-1] + 1, cols[0], cols[-1] + 1
-    # never cut through print: a shadow darkens paper as a table does, but print still shows
-    marks = _marks(grey)
-    ink_rows = np.flatnonzero(marks.sum(axis=1) >= 2)
-    ink_cols = np.flatnonzero(marks.sum(axis=0) >= 2)
-    if len(ink_rows) and len(ink_cols):
-        y0, y1 = min(y0, ink_rows[0]), max(y1, ink_rows[-1] + 1)
-        x0, x1 = min(x0, ink_cols[0]), max(x1, ink_cols[-1] + 1)
+    # only where the paper ends in a step: a shadow darkens paper as a table does, but gradually
+    band = max(2, round(0.01 * max(size)))
+    if not _step(grey[y0:y1, max(0, x0 - band) : x0], grey[y0:y1, x0 : x0 + band]):
+        x0 = 0
+    if not _step(grey[y0:y1, x1 : x1 + band], grey[y0:y1, max(x0, x1 - band) : x1]):
+        x1 = grey.shape[1]
+    if not _step(grey[max(0, y0 - band) : y0, x0:x1], grey[y0 : y0 + band, x0:x1]):
+        y0 = 0
+    if not _step(grey[y1 : y1 + band, x0:x1], grey[max(y0, y1 - band) : y1, x0:x1]):
+        y1 = grey.shape[0]
     if (y1 - y0) * (x1 - x0) > 0.9 * paper.size or (y1 - y0) * (x1 - x0) < 0.1 * paper.size:
         return None
     margin = 0.01 * max(size)
@@ -205,20 +208,13 @@ def _document(image: Image.Image) -> tuple[int, int, int, int] | None:
     )
 
 
-def _marks(grey: np.ndarray) -> np.ndarray:
-    """Where a thumbnail holds print: pixels :data:`_INK_DEPTH` grey levels or more darker than
-    the brightest of their neighbourhood (:data:`_NEAR` pixels across), so print under a shadow
-    shows as print does on bright paper, and an even background (a shadow, a table) holds none."""
-    height, width = grey.shape
-    reach = _NEAR // 2
-    padded = np.pad(grey, reach, mode="edge")
-    across = padded[:, :width].copy()  # the brightest of each row's window, then each column's
-    for shift in range(1, 2 * reach + 1):
-        np.maximum(across, padded[:, shift : shift + width], out=across)
-    around = across[:height].copy()
-    for shift in range(1, 2 * reach + 1):
-        np.maximum(around, across[shift : shift + height], out=around)
-    return around.astype(np.int16) - grey.astype(np.int16) >= _INK_DEPTH
+def _step(outside: np.ndarray, inside: np.ndarray) -> bool:
+    """Whether the paper's side between two bands of a thumbnail is an edge: the band inside at
+    least :data:`_EDGE_STEP` grey levels brighter than the band outside (a table's), where a
+    shadow or uneven light changes a few levels across the same width."""
+    if outside.size == 0 or inside.size == 0:
+        return False
+    return float(np.median(inside)) - float(np.median(outside)) >= _EDGE_STEP
 
 
 def runs(mask: np.ndarray) -> list[tuple[int, int]]:
