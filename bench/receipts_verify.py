@@ -3,7 +3,7 @@ them when OCR has lost nothing.
 
     .venv/bin/python -m bench.receipts_verify [--split tune|held_out|all] [--show]
                                               [--source gold|tesseract|rapidocr|auto]
-                                              [--cache DIR] [--worse [blur|small|shade|cut]]
+                                              [--cache DIR] [--worse [HOW]]
 
 Over ``shared/eval/sroie`` (images, ``keys/<n>.json`` as printed, ``ocr_gold/<n>.csv``: the
 annotators' transcript, one box and text per segment), each receipt's line table is built from
@@ -35,12 +35,13 @@ verified value that is not the key exactly (spacing and punctuation included), a
 ``bench.receipts`` does.
 
 ``--worse [HOW]`` (with an OCR source) reads each receipt made a poorer photo first, one of
-three ways (:data:`WORSE`): ``blur`` (the default), ``small`` (photographed from further off),
+six ways (:data:`WORSE`): ``blur`` (the default), ``small`` (photographed from further off),
 ``shade`` (a shadow across the page, dark at its left edge), ``cut`` (the photo's left edge
-cuts through the print). OCR misreads more, so a check that
-keeps misread values from verifying has more to catch than on the receipts as scanned, where
-the tuning half leaves it almost nothing. The images and their line tables are stored under
-``DIR/worse`` (``DIR/worse-small`` and so on) with ``--cache``.
+cuts through the print), ``table`` (laid on a dark grained table), ``tilt`` (photographed at a
+slant: the top narrower than the foot). OCR misreads more, so a
+check that keeps misread values from verifying has more to catch than on the receipts as
+scanned, where the tuning half leaves it almost nothing. The images and their line tables are
+stored under ``DIR/worse`` (``DIR/worse-small`` and so on) with ``--cache``.
 """
 
 from __future__ import annotations
@@ -86,6 +87,8 @@ WORSE = {
     "small": "45% of its size, turned -1 degree, saved at JPEG quality 50",
     "shade": "its contrast halved under a shadow across the page, grain added, JPEG quality 40",
     "cut": "its left edge cut off through the print, 15% of the print's width in, JPEG quality 50",
+    "table": "laid on a dark grained table a fifth wider and taller each side, JPEG quality 50",
+    "tilt": "photographed from below its foot: the top a fifth narrower than the foot, JPEG 50",
 }
 
 
@@ -104,6 +107,33 @@ def _spoil(rgb: Image.Image, how: str) -> Image.Image:
         low, high = np.percentile(xs, [2, 98]) if len(xs) else (0, 0)
         left = int(low + 0.15 * (high - low))
         return rgb.crop((left, 0, rgb.width, rgb.height))
+    if how == "table":
+        grain = np.random.default_rng(11).normal(0, 14, (rgb.height // 4 + 1, rgb.width // 4 + 1))
+        wood = Image.fromarray(np.clip(70 + grain, 0, 255).astype(np.uint8)).resize(
+            (round(rgb.width * 1.4), round(rgb.height * 1.4)), Image.Resampling.BICUBIC
+        )
+        table = Image.merge(
+            "RGB", (wood, wood.point(lambda v: v * 0.8), wood.point(lambda v: v * 0.6))
+        )
+        table.paste(rgb, (round(rgb.width * 0.2), round(rgb.height * 0.2)))
+        return table
+    if how == "tilt":
+        w, h = rgb.size
+        inset = 0.1 * w  # the top edge drawn in on both sides
+        corners = [(inset, 0), (w - inset, 0), (w, h), (0, h)]  # where the page's corners land
+        rows = []
+        for (x, y), (u, v) in zip(corners, [(0, 0), (w, 0), (w, h), (0, h)], strict=True):
+            rows.append([x, y, 1, 0, 0, 0, -u * x, -u * y, u])
+            rows.append([0, 0, 0, x, y, 1, -v * x, -v * y, v])
+        a = np.array(rows, dtype=float)
+        coeffs = np.linalg.solve(a[:, :8], a[:, 8])
+        return rgb.transform(
+            (w, h),
+            Image.Transform.PERSPECTIVE,
+            tuple(coeffs),
+            Image.Resampling.BICUBIC,
+            fillcolor=(200, 200, 200),
+        )
     # shade: ink and paper pulled together, a shadow from dark (left) to light, grain
     pixels = np.asarray(rgb, dtype=np.float32)
     pixels = 128 + (pixels - 128) * 0.5
