@@ -358,3 +358,18 @@ def test_a_summary_row_whose_second_amount_ocr_spaced_is_still_a_tables_row() ->
     total = read(receipt(rows)).fields["total"]
     assert total.value == "80.91"
     review(total, "the row of line 8 prints several amounts (0.00, 80.91)", "a table's row")
+
+
+def test_a_day_run_into_its_month_name_is_read_and_verified() -> None:
+    """ "12 Mar 2018" as an engine reads it now and then: before, "Mar 2018" alone was taken."""
+    rows = [*TOP, ["12Mar 2018 18:19"], ["TOTAL", "RM 33.90"], *PAID]
+    date = read(receipt(rows)).fields["date"]
+    assert date.value["iso"] == "2018-03-12"
+    assert date.status is Status.VERIFIED, date.reasons
+
+
+def test_a_month_and_year_alone_as_the_date_of_sale_goes_to_review() -> None:
+    rows = [*TOP, ["PROMO MAR 2018"], ["TOTAL", "RM 33.90"], *PAID]
+    date = read(receipt(rows)).fields["date"]
+    assert date.value["iso"] == "2018-03-01"
+    review(date, "line 5 gives only a month and year ('MAR 2018')", "dated to the day")

@@ -1,6 +1,6 @@
 """Dates as documents write them: ``2026-03-15``, ``15.03.2026``, ``03/15/2026``, ``9/4/12``,
 ``15 March 2026``, ``March 15, 2026``, ``the 11th day of January, 2012``, ``March 2026``, and
-a till's ``05Mar2018``.
+a till's ``05Mar2018`` (or ``12Mar 2018``, as an OCR engine reads "12 Mar 2018" now and then).
 
 The grammar below recognises each written form and names its parts, so the date is computed
 from those parts with :mod:`datetime` (which also rejects impossible dates such as 30 February).
@@ -51,7 +51,7 @@ DATE_TEXT = (
     r"(?<!\d)(?P<ymd>(?P<y1>\d{4})-(?P<m1>\d{1,2})-(?P<d1>\d{1,2}))"
     r"|(?P<dot>(?P<d2>\d{1,2})\.(?P<m2>\d{1,2})\.(?P<y2>\d{4}|\d{2}))"
     r"|(?P<sl>(?P<a3>\d{1,2})[/-](?P<b3>\d{1,2})[/-](?P<y3>\d{4}|\d{2}(?!\d)))"
-    rf"|(?P<dm>{_DAY.format('d4')}\s+(?:day\s+of\s+|of\s+)?(?P<m4>{_MONTH})\.?{_YEAR_SEP}(?P<y4>\d{{4}}))"
+    rf"|(?P<dm>{_DAY.format('d4')}(?:\s+(?:day\s+of\s+|of\s+)?|(?=[a-z]))(?P<m4>{_MONTH})\.?{_YEAR_SEP}(?P<y4>\d{{4}}))"
     rf"|(?P<md>(?P<m5>{_MONTH})\.?\s+{_DAY.format('d5')}{_YEAR_SEP}(?P<y5>\d{{4}}))"
     rf"|(?P<my>(?P<m6>{_MONTH})\.?,?\s+(?P<y6>\d{{4}}))(?!\d)"
     # "05Mar2018", "12 Mar2018", "10Mar201818:24": a till's date run together (before a time)

@@ -39,8 +39,9 @@ where the slip points two ways, carries a ``doubt`` (:mod:`.match`) that sends i
   when a rounding follows a plain total (:mod:`.payment`). Read by OCR, it also needs a second
   printed figure: what was paid, or the same amount on another line (OCR misreads a digit now
   and then, seldom the same figure twice the same way);
-* the first date printed: in doubt when the slip prints another date no label explains; its
-  day/month order is still the document's to settle (:mod:`evidex.extractors.verify.locales`);
+* the first date printed: in doubt when the slip prints another date no label explains, or
+  when it gives only a month and year (a sale is dated to the day); its day/month order is
+  still the document's to settle (:mod:`evidex.extractors.verify.locales`);
 * any of them read by OCR from a line that runs to an edge of the image: in doubt, since the
   photo may cut the line off (a shorter name, "TOTAL" of "SUB TOTAL", "9/10/2018" of
   "19/10/2018"), unless cash less change confirms the total.
@@ -488,6 +489,11 @@ class ReceiptFinder:
             doubt = (
                 f"the receipt prints other dates ({where}) and no label says which is the date "
                 f"of the sale; the one on line {line.no} is only the first"
+            )
+        if m.caveat == MONTH_ONLY:
+            doubt = doubt or (
+                f"line {line.no} gives only a month and year ({line.text[m.start : m.end]!r}); a "
+                "sale is dated to the day, so its day may be printed apart or misread"
             )
         doubt = doubt or _cut([line])
         # the order of an ambiguous date is still the document's to settle (``in_order``)
