@@ -35,10 +35,10 @@ verified value that is not the key exactly (spacing and punctuation included), a
 ``bench.receipts`` does.
 
 ``--worse [HOW]`` (with an OCR source) reads each receipt made a poorer photo first, one of
-six ways (:data:`WORSE`): ``blur`` (the default), ``small`` (photographed from further off),
+seven ways (:data:`WORSE`): ``blur`` (the default), ``small`` (photographed from further off),
 ``shade`` (a shadow across the page, dark at its left edge), ``cut`` (the photo's left edge
 cuts through the print), ``table`` (laid on a dark grained table), ``tilt`` (photographed at a
-slant: the top narrower than the foot). OCR misreads more, so a
+slant: the top narrower than the foot), ``dark`` (poor light). OCR misreads more, so a
 check that keeps misread values from verifying has more to catch than on the receipts as
 scanned, where the tuning half leaves it almost nothing. The images and their line tables are
 stored under ``DIR/worse`` (``DIR/worse-small`` and so on) with ``--cache``.
@@ -89,6 +89,7 @@ WORSE = {
     "cut": "its left edge cut off through the print, 15% of the print's width in, JPEG quality 50",
     "table": "laid on a dark grained table a fifth wider and taller each side, JPEG quality 50",
     "tilt": "photographed from below its foot: the top a fifth narrower than the foot, JPEG 50",
+    "dark": "taken in poor light: every level at 40% of its brightness, sensor noise, JPEG 50",
 }
 
 
@@ -134,6 +135,10 @@ def _spoil(rgb: Image.Image, how: str) -> Image.Image:
             Image.Resampling.BICUBIC,
             fillcolor=(200, 200, 200),
         )
+    if how == "dark":
+        pixels = np.asarray(rgb, dtype=np.float32) * 0.4
+        noise = np.random.default_rng(5).normal(0, 5, pixels.shape).astype(np.float32)
+        return Image.fromarray(np.clip(pixels + noise, 0, 255).astype(np.uint8))
     # shade: ink and paper pulled together, a shadow from dark (left) to light, grain
     pixels = np.asarray(rgb, dtype=np.float32)
     pixels = 128 + (pixels - 128) * 0.5
