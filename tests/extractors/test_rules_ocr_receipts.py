@@ -373,3 +373,12 @@ def test_a_month_and_year_alone_as_the_date_of_sale_goes_to_review() -> None:
     date = read(receipt(rows)).fields["date"]
     assert date.value["iso"] == "2018-03-01"
     review(date, "line 5 gives only a month and year ('MAR 2018')", "dated to the day")
+
+
+@pytest.mark.parametrize("cells", [["Date", "25/12/20 18"], ["Date: 25/12/20 18"]])
+def test_a_labelled_date_whose_year_ocr_spaced_is_read_whole(cells: list[str]) -> None:
+    """Not 25 December 2020 and a stray "18": the year the engine parted is 2018."""
+    rows = [*TOP, cells, ["TOTAL", "RM 33.90"], *PAID]
+    date = read(receipt(rows)).fields["date"]
+    assert date.value["iso"] == "2018-12-25"
+    assert date.status is Status.VERIFIED, date.reasons

@@ -25,6 +25,7 @@ __all__ = [
     "DATE",
     "DATE_TEXT",
     "MONTH_ONLY",
+    "date_at",
     "find_dates",
     "in_order",
     "parse_date",
@@ -149,6 +150,16 @@ def spaced_dates(text: str) -> list[Match]:
         found = [d for d in found if not (d.start < m.end() and m.start() < d.end)]
         found.append(replace(read[0], start=m.start(), end=m.end(), written=close))
     return sorted(found, key=lambda d: d.start)
+
+
+def date_at(text: str, pos: int, ocr: bool) -> Match | None:
+    """The date that starts at ``pos``; on a line an OCR engine read, the spaced-out reading
+    where it runs further ("25/12/20 18" is 25/12/2018, not 25/12/20 and a stray 18)."""
+    plain = parse_date(text, pos)
+    if not ocr:
+        return plain
+    spaced = next((d for d in spaced_dates(text) if d.start == pos), None)
+    return spaced if spaced is not None and (plain is None or spaced.end > plain.end) else plain
 
 
 def in_order(match: Match, order: str | None, why: str) -> Match:

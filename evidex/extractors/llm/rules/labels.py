@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .dates import spaced_dates
+from .dates import date_at, spaced_dates
 from .lines import Hit, Leaf, Line, Lines, leaf
 from .match import Match, word_end
 from .money import PERCENT_PREFIX
@@ -145,6 +145,8 @@ class LabelFinder:
                 value = parse_string(text, pos)
             elif token := _ID_TOKEN.match(text, pos):
                 value = Match(pos, token.end(), token.group())
+        elif rest and kind == "date":
+            value = date_at(text, pos, line.read_by_ocr)  # "Date: 25/12/20 18" as OCR spaced it
         elif rest and kind in ANCHORED:
             value = ANCHORED[kind](text, pos, enum)
         if value is None and kind == "date" and line.read_by_ocr:  # "Date: 1 8/01/201 8"
@@ -177,6 +179,8 @@ class LabelFinder:
                 value = parse_string(text, pos)
             elif token and not text[token.end() :].strip(" .,;"):
                 value = Match(pos, token.end(), token.group())
+        elif kind == "date":
+            value = date_at(text, pos, below.read_by_ocr)
         elif kind in _NEXT_LINE_KINDS and kind in ANCHORED:
             value = ANCHORED[kind](text, pos, enum)
         elif kind in _NEXT_LINE_KINDS and kind in SEARCHED:
