@@ -35,10 +35,11 @@ verified value that is not the key exactly (spacing and punctuation included), a
 ``bench.receipts`` does.
 
 ``--worse [HOW]`` (with an OCR source) reads each receipt made a poorer photo first, one of
-seven ways (:data:`WORSE`): ``blur`` (the default), ``small`` (photographed from further off),
+nine ways (:data:`WORSE`): ``blur`` (the default), ``small`` (photographed from further off),
 ``shade`` (a shadow across the page, dark at its left edge), ``cut`` (the photo's left edge
 cuts through the print), ``table`` (laid on a dark grained table), ``tilt`` (photographed at a
-slant: the top narrower than the foot), ``dark`` (poor light). OCR misreads more, so a
+slant: the top narrower than the foot), ``dark`` (poor light), ``fade`` (a faded thermal slip),
+``warp`` (a curled slip). OCR misreads more, so a
 check that keeps misread values from verifying has more to catch than on the receipts as
 scanned, where the tuning half leaves it almost nothing. The images and their line tables are
 stored under ``DIR/worse`` (``DIR/worse-small`` and so on) with ``--cache``.
@@ -90,6 +91,8 @@ WORSE = {
     "table": "laid on a dark grained table a fifth wider and taller each side, JPEG quality 50",
     "tilt": "photographed from below its foot: the top a fifth narrower than the foot, JPEG 50",
     "dark": "taken in poor light: every level at 40% of its brightness, sensor noise, JPEG 50",
+    "fade": "a faded thermal slip: the ink a third as dark against the paper, JPEG 50",
+    "warp": "a curled slip: each column shifted up or down along a wave a page wide, JPEG 50",
 }
 
 
@@ -139,6 +142,20 @@ def _spoil(rgb: Image.Image, how: str) -> Image.Image:
         pixels = np.asarray(rgb, dtype=np.float32) * 0.4
         noise = np.random.default_rng(5).normal(0, 5, pixels.shape).astype(np.float32)
         return Image.fromarray(np.clip(pixels + noise, 0, 255).astype(np.uint8))
+    if how == "fade":
+        pixels = np.asarray(rgb, dtype=np.float32)
+        return Image.fromarray(np.clip(255 - (255 - pixels) * 0.35, 0, 255).astype(np.uint8))
+    if how == "warp":
+        pixels = np.asarray(rgb)
+        amplitude = 0.012 * rgb.height
+        shifts = np.round(amplitude * np.sin(np.linspace(0, 2 * np.pi, rgb.width))).astype(int)
+        out = np.full_like(pixels, 200)
+        for x, dy in enumerate(shifts):
+            if dy >= 0:
+                out[dy:, x] = pixels[: rgb.height - dy, x]
+            else:
+                out[:dy, x] = pixels[-dy:, x]
+        return Image.fromarray(out)
     # shade: ink and paper pulled together, a shadow from dark (left) to light, grain
     pixels = np.asarray(rgb, dtype=np.float32)
     pixels = 128 + (pixels - 128) * 0.5
