@@ -26,6 +26,10 @@ The line table (``lines``) is a pandas DataFrame with one row per text line:
 
 ``pages`` has one row per page: ``page``, ``width``, ``height``, ``rotation``, ``parser`` and
 ``has_text_layer``.
+
+What is checked against the lines (verification, the rules backend) reads them with one more
+column, :func:`with_edges`'s ``edge``: the side of the image (``left``, ``right``) a line read
+by OCR runs to, where a photo may have cut it off; parsers do not write it.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "EDGE",
     "LINE_COLUMNS",
     "LINE_DEFAULTS",
     "PAGE_COLUMNS",
@@ -49,6 +54,7 @@ __all__ = [
     "make_pages",
     "parse_pages",
     "select_pages",
+    "with_edges",
 ]
 
 Word = tuple[int, int, float, float, float, float]
@@ -152,6 +158,32 @@ class ParsedDocument:
     @property
     def page_count(self) -> int:
         return len(self.pages)
+
+
+EDGE = 0.015  # of the page's width: a line read by OCR this near a side may be cut off by it
+
+
+def with_edges(document: ParsedDocument) -> pd.DataFrame:
+    """The line table with an ``edge`` column: for a line read by OCR whose box comes within
+    :data:`EDGE` of the page's width to its left or right side, that side, else "". A photo
+    that cuts through a line leaves what remains readable and wrong ("HAKKA INTERNATIONAL SDN
+    BHD" of "UNIHAKKA …", "TOTAL" of "SUB TOTAL"). A text layer's line is whole wherever it
+    stands. Not the top and bottom: a photo that cuts across a line halves its letters, which
+    no engine reads with confidence, and a tight scan often starts its first line at the top."""
+    lines, pages = document.lines, document.pages
+    widths: dict[int, float] = {}
+    if {"page", "width"} <= set(pages.columns):
+        widths = {int(p): float(w) for p, w in zip(pages["page"], pages["width"], strict=True)}
+    ocr = lines["ocr_confidence"] if "ocr_confidence" in lines.columns else [np.nan] * len(lines)
+    edges = []
+    for page, x0, x1, conf in zip(lines["page"], lines["x0"], lines["x1"], ocr, strict=True):
+        width = widths.get(int(page))
+        if width is None or conf != conf or x0 != x0 or x1 != x1:  # NaN: not read by OCR
+            edges.append("")
+            continue
+        near = max(3.0, EDGE * width)
+        edges.append("left" if x0 <= near else "right" if x1 >= width - near else "")
+    return lines.assign(edge=edges)
 
 
 class Parser(Protocol):

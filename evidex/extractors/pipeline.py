@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from evidex import __version__
-from evidex.extractors.document import ParsedDocument, Parser
+from evidex.extractors.document import ParsedDocument, Parser, with_edges
 from evidex.extractors.errors import LLMContextExceeded
 from evidex.extractors.gate import screen
 from evidex.extractors.llm.base import LLMBackend, LLMRequest, LLMResponse
@@ -395,7 +395,7 @@ def extract_parsed(
     output = merge_answers(schema, [*parts, final])
     timings["llm"] = _ms(t)
     t = time.perf_counter()
-    checked = verifier(schema, output, document.lines)
+    checked = verifier(schema, output, with_edges(document))
     mark_incomplete(checked.fields, lists)
     timings["verify"] = _ms(t)
     timings["total"] = _ms(started)

@@ -8,9 +8,12 @@ they are."""
 from __future__ import annotations
 
 import pytest
-from receipt_cells import read, read_text, receipt, review
+from receipt_cells import PLAIN, read, read_text, receipt, review
 
+from evidex.extractors.document import with_edges
 from evidex.extractors.llm.rules.ocr_text import misread
+from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
+from evidex.extractors.pipeline import extract_parsed
 from evidex.schemas import Status
 
 ADDRESS = [["NO 8, JALAN 1/118B, DESA TUN RAZAK"], ["56000 KUALA LUMPUR"]]
@@ -234,3 +237,27 @@ def test_a_text_layers_line_at_the_page_edge_is_whole() -> None:
     text = "HAKKA INTERNATIONAL SDN BHD\n(867388-U)\nNO 8, JALAN 1/118B, DESA TUN RAZAK\n"
     company = read_text(text + "56000 KUALA LUMPUR\nTEL: 03-9173 8800\nTOTAL: 33.90\n")
     assert company.fields["company"].status is Status.VERIFIED
+
+
+@pytest.mark.parametrize(("left", "status"), [(1.0, Status.NEEDS_REVIEW), (30.0, Status.VERIFIED)])
+def test_a_models_quote_from_a_line_at_the_photos_edge_goes_to_review(
+    left: float, status: Status
+) -> None:
+    """Verification, for any backend: a model that quotes the cut line as the name is not
+    verified; the same quote from a line inside the photo is."""
+    rows = [["HAKKA INTERNATIONAL SDN BHD"], ["(867388-U)"], *ADDRESS, *TAIL]
+    name = {"value": "HAKKA INTERNATIONAL SDN BHD", "quote": "HAKKA INTERNATIONAL SDN BHD"}
+    answer = build_answer(PLAIN, {"company": {**name, "page": 1, "line_start": 1, "line_end": 1}})
+    company = extract_parsed(receipt(rows, left=left), PLAIN, llm=ScriptedLLM(answer))
+    field = company.fields["company"]
+    assert field.status is status, field.reasons
+    if status is Status.NEEDS_REVIEW:
+        review(field, "line 1 runs to the left edge of the image", "check the value")
+
+
+def test_with_edges_names_the_side_an_ocr_line_runs_to() -> None:
+    """Cells start 1, 121, 241 and 361 pixels in on a photo 400 wide; the last ends at 461."""
+    document = receipt([["A", "B", "C", "D"]], left=1.0)
+    assert with_edges(document)["edge"].tolist() == ["left", "", "", "right"]
+    text_layer = receipt([["A", "B", "C", "D"]], confidence=None, left=1.0)
+    assert with_edges(text_layer)["edge"].tolist() == ["", "", "", ""]

@@ -74,6 +74,8 @@ class DocText:
             zip(*(_column(lines, k, 0.0) for k in ("x0", "y0", "x1", "y1")), strict=True)
         )
         self.words: list[list[Any]] = [list(w or []) for w in _column(lines, "words", None)]
+        # the side of the image a line read by OCR runs to (``document.with_edges``), else ""
+        self.edge: list[str] = [str(e or "") for e in _column(lines, "edge", "")]
         self.row_of_line = {n: i for i, n in enumerate(self.line_numbers)}
         chars: list[str] = []
         rows: list[int] = []

@@ -23,7 +23,9 @@ the words that print its figures, for a value read from figures: :mod:`.confiden
 goes to review below :data:`OCR_LOW` ("low OCR confidence"): the text may not be what is printed,
 and a reviewer must look at the image. OCR noise is expected there, so a fuzzy match over OCRed
 lines (local OCR, digits still exact, :mod:`.align`) is not by itself a reason for review; it
-is named.
+is named. A quote from an OCR line that runs to the left or right edge of the image (the line
+table's ``edge``, :func:`evidex.extractors.document.with_edges`) goes to review: the photo may
+have cut it off, and what is left ("HAKKA INTERNATIONAL SDN BHD") reads as well as the whole.
 """
 
 from __future__ import annotations
@@ -144,6 +146,13 @@ def verify_field(
         )
     elif ocr is not None:
         reasons.append(f"read by OCR (confidence {ocr.value:.2f}{where})")
+    cut = next((r for r in rows if doc.edge[r]), None)
+    if cut is not None:
+        review.append(
+            f"line {doc.line_numbers[cut]} runs to the {doc.edge[cut]} edge of the image, so the "
+            "photo may cut it off: what is printed beyond the edge was not read; check the value "
+            "against the image"
+        )
     if match.ambiguous:
         review.append(f"the quote occurs {match.occurrences} times and the {_AMBIGUOUS}")
     hidden = [r for r in rows if not doc.visible[r]]

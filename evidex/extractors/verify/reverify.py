@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from evidex.extractors.document import ParsedDocument
+from evidex.extractors.document import ParsedDocument, with_edges
 from evidex.extractors.plan.completeness import mark_incomplete
 from evidex.extractors.verify.fields import verify
 from evidex.schemas import InputError, Result, SchemaDef, Status, Summary, build_answer
@@ -47,7 +47,7 @@ def reverify(
     }
     answer = build_answer(schema, fields, result.notes.model_dump())
     start = time.perf_counter()
-    checked = verify(schema, schema.wire_model.model_validate(answer), document.lines)
+    checked = verify(schema, schema.wire_model.model_validate(answer), with_edges(document))
     mark_incomplete(checked.fields, result.lists)  # the list still may continue
     elapsed = round((time.perf_counter() - start) * 1000, 2)
     trace = result.trace.model_copy(

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from evidex.extractors.document import ParsedDocument
+from evidex.extractors.document import ParsedDocument, with_edges
 
 from .match import Match
 
@@ -28,7 +28,7 @@ class Line:
     y0: float
     y1: float
     ocr: float = math.nan  # the OCR confidence its text was read with; NaN: not read by OCR
-    edge: str = ""  # read by OCR, the side of the image it runs to ("left", "right"): maybe cut
+    edge: str = ""  # the side of the image it runs to, maybe cut off there (``with_edges``)
 
     @property
     def read_by_ocr(self) -> bool:
@@ -65,46 +65,21 @@ def _num(value: Any) -> float:
     return float(value) if value is not None and value == value else math.nan
 
 
-EDGE = 0.015  # of the page's width: a line read by OCR this near an edge may be cut off by it
-
-
-def _page_widths(document: ParsedDocument) -> dict[int, float]:
-    pages = document.pages
-    if not {"page", "width"} <= set(pages.columns):
-        return {}
-    return {int(p): float(w) for p, w in zip(pages["page"], pages["width"], strict=True)}
-
-
-def _at_edge(line: Line, width: float | None) -> Line:
-    """``line`` with the side of its page it runs to (within :data:`EDGE` of the page's width),
-    where an OCR engine read it: a photo that cuts through a line leaves what remains readable
-    and wrong ("HAKKA INTERNATIONAL SDN BHD", "TOTAL" of "SUB TOTAL"). A text layer's line is
-    whole whatever its place. Only the left and right edges: a photo that cuts across a line
-    halves its letters, which no engine reads with confidence, and a tight scan often starts
-    its first line at the top edge whole."""
-    if width is None or not line.read_by_ocr or math.isnan(line.x0 + line.x1):
-        return line
-    near = max(3.0, EDGE * width)
-    edge = "left" if line.x0 <= near else "right" if line.x1 >= width - near else ""
-    return replace(line, edge=edge) if edge else line
-
-
 class Lines:
     """The visible lines, and all of them as one text (``joined``, one line per row) so a
     pattern runs once over the document instead of once per line."""
 
     def __init__(self, document: ParsedDocument) -> None:
-        df = document.lines[document.lines["visible"].astype(bool)]
+        lines = with_edges(document)
+        df = lines[lines["visible"].astype(bool)]
         columns = ("line", "page", "text", "font_size", "x0", "x1", "y0", "y1")
         ocr = df["ocr_confidence"] if "ocr_confidence" in df else [math.nan] * len(df)
-        rows = zip(*(df[c].tolist() for c in columns), list(ocr), strict=True)
-        widths = _page_widths(document)
+        rows = zip(*(df[c].tolist() for c in columns), list(ocr), df["edge"], strict=True)
         self.rows = []
-        for i, (no, page, text, *rest) in enumerate(rows):
+        for i, (no, page, text, *rest, edge) in enumerate(rows):
             size, x0, x1, y0, y1, conf = map(_num, rest)
             text = str(text).replace("\n", " ")
-            line = Line(i, int(no), int(page), text, size, x0, x1, y0, y1, conf)
-            self.rows.append(_at_edge(line, widths.get(int(page))))
+            self.rows.append(Line(i, int(no), int(page), text, size, x0, x1, y0, y1, conf, edge))
         self.joined = "\n".join(line.text for line in self.rows)
         self.lower = self.joined.lower()
         self.starts: list[int] = []

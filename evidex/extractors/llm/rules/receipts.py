@@ -42,9 +42,10 @@ where the slip points two ways, carries a ``doubt`` (:mod:`.match`) that sends i
 * the first date printed: in doubt when the slip prints another date no label explains, or
   when it gives only a month and year (a sale is dated to the day); its day/month order is
   still the document's to settle (:mod:`evidex.extractors.verify.locales`);
-* any of them read by OCR from a line that runs to an edge of the image: in doubt, since the
-  photo may cut the line off (a shorter name, "TOTAL" of "SUB TOTAL", "9/10/2018" of
-  "19/10/2018"), unless cash less change confirms the total.
+* the total, when a cell of its row runs to the left or right edge of the photo ("TOTAL" of
+  "SUB TOTAL" cut, its amount whole in a cell of its own), unless cash less change confirms it;
+  a quote from a line at the edge goes to review anyway in verification
+  (:func:`evidex.extractors.document.with_edges`).
 """
 
 from __future__ import annotations
@@ -95,10 +96,9 @@ def _dates(line: Line) -> list[Match]:
 
 
 def _cut(lines: Sequence[Line]) -> str:
-    """Why a value read from ``lines`` may be cut short, or ``""``: one of them runs to an edge
-    of the image (:attr:`.lines.Line.edge`), and a photo that cuts through a line leaves a
-    shorter name, "TOTAL" of "SUB TOTAL", "9/10/2018" of "19/10/2018", each as readable as the
-    whole."""
+    """Why a value read beside ``lines`` may not be what is printed, or ``""``: one of them runs
+    to an edge of the image (:attr:`.lines.Line.edge`), and a photo that cuts through a label
+    leaves another as readable ("TOTAL" of "SUB TOTAL")."""
     line = next((line for line in lines if line.edge), None)
     if line is None:
         return ""
@@ -233,8 +233,6 @@ class ReceiptFinder:
         its form and the document's locale), and one misread letter ("PASAF" for "PASAR",
         "9/6" for "9/5") leaves a name or an address as plausible as the printed one."""
         rows = self.lines.rows[first : last + 1]
-        if cut := _cut(rows):
-            return cut
         for line in rows:
             if line.read_by_ocr and (sign := misread(line.text) or form_misread(line.text)):
                 return f"line {line.no} was read by OCR and {sign}: it may not be what is printed"
@@ -387,7 +385,7 @@ class ReceiptFinder:
             if close(paid, amount):
                 return ""
             return f"{how}, not the {amount:.2f} read as the total"
-        if cut := _cut([line, *self._row(line)]):
+        if cut := _cut([line, *self._row(line)]):  # "TOTAL" of "SUB TOTAL", cut in its own cell
             return cut
         sizes = [r.amount for r in pay.rounding]
         others = [
@@ -495,7 +493,6 @@ class ReceiptFinder:
                 f"line {line.no} gives only a month and year ({line.text[m.start : m.end]!r}); a "
                 "sale is dated to the day, so its day may be printed apart or misread"
             )
-        doubt = doubt or _cut([line])
         # the order of an ambiguous date is still the document's to settle (``in_order``)
         quote = (m.start, word_end(line.text, m.end))
         return [Hit((3, 0), line, replace(m, caveat=caveat, doubt=doubt), quote)]
