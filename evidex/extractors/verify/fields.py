@@ -46,7 +46,7 @@ from evidex.schemas import Box, FieldResult, SchemaDef, Status, iter_leaves
 from evidex.schemas.field import FieldExtraction
 from evidex.schemas.plain import plain_data, plain_value
 
-__all__ = ["OCR_LOW", "Verification", "boxes_for", "verify"]
+__all__ = ["OCR_LOW", "Verification", "boxes_for", "cut_off", "verify"]
 
 OCR_LOW = 0.6  # below this OCR confidence a field goes to review
 
@@ -55,6 +55,14 @@ OCR_LOW = 0.6  # below this OCR confidence a field goes to review
 class Verification:
     fields: dict[str, FieldResult]
     data: dict[str, Any]
+
+
+def cut_off(line: int, side: str) -> str:
+    """Why a line an OCR engine read at the image's ``side`` may not be all that is printed."""
+    return (
+        f"line {line} runs to the {side} edge of the image, so the photo may cut it off: what "
+        "is printed beyond the edge was not read"
+    )
 
 
 def boxes_for(doc: DocText, match: Match) -> list[Box]:
@@ -148,11 +156,8 @@ def verify_field(
         reasons.append(f"read by OCR (confidence {ocr.value:.2f}{where})")
     cut = next((r for r in rows if doc.edge[r]), None)
     if cut is not None:
-        review.append(
-            f"line {doc.line_numbers[cut]} runs to the {doc.edge[cut]} edge of the image, so the "
-            "photo may cut it off: what is printed beyond the edge was not read; check the value "
-            "against the image"
-        )
+        where = cut_off(doc.line_numbers[cut], doc.edge[cut])
+        review.append(f"{where}; check the value against the image")
     if match.ambiguous:
         review.append(f"the quote occurs {match.occurrences} times and the {_AMBIGUOUS}")
     hidden = [r for r in rows if not doc.visible[r]]

@@ -51,11 +51,11 @@ where the slip points two ways, carries a ``doubt`` (:mod:`.match`) that sends i
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from evidex.extractors.verify.currency import currency_marks
+from evidex.extractors.verify.fields import cut_off
 
 from .dates import MONTH_ONLY, find_dates, readings, spaced_dates
 from .issuer import TRAILING_ID, Issuer, form_misread, nos, read_issuer
@@ -93,19 +93,6 @@ _MONEY_LINE = re.compile(
 def _dates(line: Line) -> list[Match]:
     """The dates ``line`` prints, with those an OCR engine spaced out on a line it read."""
     return spaced_dates(line.text) if line.read_by_ocr else find_dates(line.text)
-
-
-def _cut(lines: Sequence[Line]) -> str:
-    """Why a value read beside ``lines`` may not be what is printed, or ``""``: one of them runs
-    to an edge of the image (:attr:`.lines.Line.edge`), and a photo that cuts through a label
-    leaves another as readable ("TOTAL" of "SUB TOTAL")."""
-    line = next((line for line in lines if line.edge), None)
-    if line is None:
-        return ""
-    return (
-        f"line {line.no} runs to the {line.edge} edge of the image, so the photo may cut it "
-        "off: what is printed beyond the edge was not read"
-    )
 
 
 def _token_start(text: str, start: int) -> int:
@@ -385,8 +372,11 @@ class ReceiptFinder:
             if close(paid, amount):
                 return ""
             return f"{how}, not the {amount:.2f} read as the total"
-        if cut := _cut([line, *self._row(line)]):  # "TOTAL" of "SUB TOTAL", cut in its own cell
-            return cut
+        # a label cut in a cell of its own ("TOTAL" of "SUB TOTAL"); the quoted line itself is
+        # verification's to judge (``verify.fields``)
+        cut = next((r for r in self._row(line) if r.edge), None)
+        if cut is not None:
+            return cut_off(cut.no, cut.edge)
         sizes = [r.amount for r in pay.rounding]
         others = [
             (other.no, figure)
