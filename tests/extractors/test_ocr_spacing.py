@@ -41,6 +41,10 @@ from evidex.schemas import Status, schema_from_json
         ("Ref 12/34/56781", "Ref 12/34/56781"),
         ("Ref 1/12/34/201812:00", "Ref 1/12/34/201812:00"),
         ("05Bob2018", "05Bob2018"),
+        # a day read apart before its month's name, and not before any other word
+        ("1 7 JAN 2018", "17 JAN 2018"),
+        ("Qty 1 7Jan2018", "Qty 17 Jan 2018"),
+        ("1 2 PCS", "1 2 PCS"),
     ],
 )
 def test_closed_up_takes_out_only_spaces_inside_a_number_or_a_date(quote: str, closed: str) -> None:

@@ -368,6 +368,14 @@ def test_a_day_run_into_its_month_name_is_read_and_verified() -> None:
     assert date.status is Status.VERIFIED, date.reasons
 
 
+def test_a_day_whose_digits_ocr_read_apart_is_read_whole_and_verified() -> None:
+    """ "1 7 JAN 2018": before, the "1" was left over and 7 January verified."""
+    rows = [*TOP, ["1 7 JAN 2018"], ["TOTAL", "RM 33.90"], *PAID]
+    date = read(receipt(rows)).fields["date"]
+    assert (date.value["iso"], date.quote) == ("2018-01-17", "1 7 JAN 2018")
+    assert date.status is Status.VERIFIED, date.reasons
+
+
 def test_a_month_and_year_alone_as_the_date_of_sale_goes_to_review() -> None:
     rows = [*TOP, ["PROMO MAR 2018"], ["TOTAL", "RM 33.90"], *PAID]
     date = read(receipt(rows)).fields["date"]

@@ -197,6 +197,34 @@ def test_an_address_that_starts_with_its_postcode_under_a_doubtful_name_goes_to_
     review(address, "the address starts with a postcode (line 4)")
 
 
+# -- the merchant's lines lost to OCR ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "top", [["NO: 28, JALAN ASTANA 1C,"], ["K3-113,JL IBRAHIM SULTAN"], ["DAMANSARA UTAMA,"]]
+)
+def test_an_address_line_left_at_the_top_is_never_the_merchant(top: list[str]) -> None:
+    """OCR lost the name: the address's first line, a house number closed by a comma or a line
+    run on by one, is no name."""
+    rows = [top, ["41050 KLANG SELANGOR"], ["TEL: 03-3343 1234"], *TAIL[1:]]
+    company = read(receipt(rows)).fields["company"]
+    assert (company.value, company.status) == (None, Status.NOT_FOUND)
+
+
+def test_the_issuer_block_ends_at_a_phone_so_a_name_and_address_are_not_read_after_it() -> None:
+    """OCR lost the address: the name stays the printed one above the phone ("RM RM" under it
+    is no rival), and the item line read as an address after the phone and the cashier's line
+    goes to review."""
+    rows = [["tan chay yee"], ["ABC HO TRADING"], ["07-355 2616"], ["CASHIER : 01"]]
+    rows += [["DESCRIPTION QTY PRICE"], ["RM RM"], ["PLASTIC 2 15.50 31.00"], *TAIL[1:]]
+    fields = read(receipt(rows)).fields
+    company, address = fields["company"], fields["address"]
+    assert (company.value, company.line_start) == ("ABC HO TRADING", 2)
+    assert company.status is Status.VERIFIED, company.reasons
+    assert (address.value or "").startswith("PLASTIC 2 15.50 31.00")
+    review(address, "line 3, a phone, label or title line, stands between the merchant's name")
+
+
 # -- a name written in lower case ---------------------------------------------------------------
 
 

@@ -19,7 +19,7 @@ import unicodedata
 
 from evidex.extractors.verify.readings import EN_MONTHS
 
-__all__ = ["SPACED_DATE", "closed_up", "same_but_spacing"]
+__all__ = ["SPACED_DATE", "SPLIT_DAY", "closed_up", "same_but_spacing"]
 
 # a decimal amount with a stray space around its point or between its decimals ("64. 1 5",
 # "33 .90"), never a plain list of numbers ("5.00 6.00": no space inside either)
@@ -36,6 +36,10 @@ _GLUED_MONTH = re.compile(
     r"(?<![A-Za-z\d])(\d{1,2}) ?([A-Za-z]{3,9})\.? ?((?:19|20)\d{2})(?=\D|$|\d{1,2}:\d{2})"
 )
 
+# a lone digit and a space before a digit run into or spaced from a word ("1 7 JAN 2018"): a
+# day whose two digits an engine read apart, where the word is a month's name
+SPLIT_DAY = re.compile(r"(?<![\w.,:/-])(\d) (?=\d ?([A-Za-z]{3,9})(?![A-Za-z]))")
+
 # a numeric date whose four-digit year OCR ran into the time after it ("09/03/201821:28")
 _GLUED_TIME = re.compile(r"(?<![\d/.-])(\d{1,2}([/.-])\d{1,2}\2(?:19|20)\d{2})(?=\d{1,2}:\d{2})")
 
@@ -45,8 +49,10 @@ _MONTH_NAMES = EN_MONTHS.keys() | {"sept"}  # "Sept" too: dateparser reads it
 def closed_up(quote: str) -> str:
     """``quote`` with the spaces OCR put inside a decimal amount or a numeric date taken out,
     a numeric date's year parted from the time run into it ("09/03/2018 21:28"), and a month's
-    name run into its day and year spaced as a date ("05 Mar 2018")."""
+    name run into its day and year spaced as a date ("05 Mar 2018"), a day read apart before
+    its month's name joined ("1 7 JAN 2018")."""
     text = _DECIMAL.sub(lambda m: m[1] + m[3] + m[5] + m[7], quote)
+    text = SPLIT_DAY.sub(lambda m: m[1] if m[2].lower() in _MONTH_NAMES else m.group(), text)
     text = SPACED_DATE.sub(_closed_date, text)
     text = _GLUED_TIME.sub(r"\1 ", text)
     return _GLUED_MONTH.sub(_spaced_month, text)

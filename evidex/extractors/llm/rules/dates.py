@@ -16,7 +16,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from evidex.extractors.verify.spacing import SPACED_DATE
+from evidex.extractors.verify.spacing import SPACED_DATE, SPLIT_DAY
 
 from .match import Match
 
@@ -149,6 +149,14 @@ def spaced_dates(text: str) -> list[Match]:
             continue
         found = [d for d in found if not (d.start < m.end() and m.start() < d.end)]
         found.append(replace(read[0], start=m.start(), end=m.end(), written=close))
+    for m in SPLIT_DAY.finditer(text):  # "1 7 JAN 2018": the day's digits read apart
+        close = text[: m.start() + 1] + text[m.end() :]
+        read = [d for d in find_dates(close) if d.start == m.start()]
+        if not read:
+            continue
+        end = read[0].end + 1
+        found = [d for d in found if not (d.start < end and m.start() < d.end)]
+        found.append(replace(read[0], start=m.start(), end=end, written=close[m.start() : end - 1]))
     return sorted(found, key=lambda d: d.start)
 
 

@@ -10,6 +10,13 @@ a merchant's: it is taken only where the block holds no other name, and then in 
 address is the block's lines under the name up to the first registration, phone or date line
 (never a line that ends in a company form, ``7-ELEVEN MALAYSIA SDN BHD``).
 
+Where OCR lost a line of the block, what is left must not pass for it. A line shaped as an
+address's ("NO: 28, JALAN ASTANA 1C,": a house number closed by a comma, or a comma that runs
+the line on) is never a name, so an address whose name was lost is no merchant. The block ends
+at the first phone, ``Label: value`` line or policy under a name, so a line printed after it
+("RM RM" over the items) is no name either; an address read after such a line, or after a
+title, is in doubt, since the merchant's own address lines may be the ones lost.
+
 A name too long for the paper runs over two lines, its company form on the lower one
 ("POPULAR BOOK" / "CO. (M) SDN BHD"): a line that is only a company form (with where the
 company is, in brackets) carries on the name above it, and is never a name alone. A lower line
@@ -138,7 +145,20 @@ def _name_like(text: str) -> bool:
         and not _LABELLED.match(clean)
         and not find_dates(clean)
         and not _form_only(clean)
+        and not _street(clean)
     )
+
+
+# a house number closed by a comma ("28, JALAN", "115G,", "K3-113,JL") or a comma at the end
+_STREET = re.compile(r"\d[A-Za-z]?\s*,|,\s*$")
+
+
+def _street(text: str) -> bool:
+    """A line shaped as an address's: a number closed by a comma ("NO: 28, JALAN ASTANA 1C",
+    "K3-113,JL IBRAHIM SULTAN") or a comma that runs it on to the next line ("DAMANSARA
+    UTAMA,"). A name carries neither (one that ends in its company form aside), and where OCR
+    lost the merchant's line, the address's first line is what stands at the top."""
+    return bool(_STREET.search(TRAILING_ID.sub("", text))) and not _company(text)
 
 
 def _lower_case(text: str) -> bool:
@@ -265,13 +285,27 @@ def aside(text: str) -> bool:
     (an OCR engine's spaces in it aside: ``( M051 7 726)``, ``96585 7- A``), a date, a
     contact, a title, a label."""
     return bool(
-        _REGISTRATION.match(_SPACED_DIGITS.sub("", text))
+        _registration(text)
         or find_dates(text)
         or _CONTACT.search(text)
         or _TITLE.match(text)
         or _POLICY.search(text)
         or _LABELLED.match(text)
     )
+
+
+def _closing(text: str) -> bool:
+    """A line that ends the issuer block wherever it stands: a contact, a ``Label: value`` line
+    or a shop's policy. Not a registration number, which sits between a name and its address,
+    nor a title ("TAX INVOICE" may head the slip above the name), nor a date (a till may print
+    it beside the name, read into the block's lines)."""
+    if _registration(text):  # "(001451637-M)" is shaped like a phone number too
+        return False
+    return bool(_CONTACT.search(text) or _POLICY.search(text) or _LABELLED.match(text))
+
+
+def _registration(text: str) -> bool:
+    return bool(_REGISTRATION.match(_SPACED_DIGITS.sub("", text)))
 
 
 def nos(rows: Sequence[_Row | Line], indexes: list[int]) -> str:
@@ -282,6 +316,17 @@ def nos(rows: Sequence[_Row | Line], indexes: list[int]) -> str:
 
 def _address_doubt(rows: list[_Row], name_end: int, start: int, stop: int) -> str:
     """Why the address block ``rows[start:stop]`` may not be the whole address, or ``""``."""
+    closed = [
+        i
+        for i in range(name_end + 1, start)
+        if _closing(rows[i].text) or _TITLE.match(rows[i].text)
+    ]
+    if closed:
+        return (
+            f"{nos(rows, closed[:1])}, a phone, label or title line, stands between the "
+            f"merchant's name and line {rows[start].no}, where the issuer block ends: the lines "
+            "after it may not be the merchant's address"
+        )
     between = [i for i in range(name_end + 1, start) if not aside(rows[i].text)]
     if between:
         return (
@@ -344,6 +389,9 @@ def read_issuer(lines: list[Line], cells: dict[int, list[Line]]) -> Issuer | Non
         None,
     )
     top = texts[: address if address is not None else len(texts)]
+    # the block ends at the first phone or label line under a name
+    first_name = next((i for i, t in enumerate(top) if _name_like(t)), len(top))
+    top = top[: next((i for i in range(first_name, len(top)) if _closing(top[i])), len(top))]
     named = [i for i, t in enumerate(top) if _name_like(t)]
     named = [i for i in named if not _lower_case(top[i])] or named
     formed = [i for i in named if _legal_form().search(top[i])]
@@ -351,7 +399,7 @@ def read_issuer(lines: list[Line], cells: dict[int, list[Line]]) -> Issuer | Non
         (
             i
             for i, t in enumerate(top)
-            if _REGISTRATION.match(_SPACED_DIGITS.sub("", t))
+            if _registration(t)
             and not find_dates(t)  # "1MAR2018" is shaped like an id, but it is a date
             and named
             and named[0] < i
