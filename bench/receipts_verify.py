@@ -43,6 +43,12 @@ slant: the top narrower than the foot), ``dark`` (poor light), ``fade`` (a faded
 check that keeps misread values from verifying has more to catch than on the receipts as
 scanned, where the tuning half leaves it almost nothing. The images and their line tables are
 stored under ``DIR/worse`` (``DIR/worse-small`` and so on) with ``--cache``.
+
+``--lose`` measures instead what the rules backend does when OCR loses the line that holds a
+key (the most common loss on a real photo): for each receipt and each key its line table holds,
+the line(s) holding the key are taken out and the rules run on what is left. The key is then
+not printed, so any value marked verified is wrong (unless the slip prints the same value
+again, counted apart as still right). With any ``--source`` and ``--worse``.
 """
 
 from __future__ import annotations
@@ -53,7 +59,7 @@ import json
 import re
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -376,9 +382,7 @@ def rules_f1(
     for key in KEYS:
         gold = (keys.get(key) or "").strip()
         got = result.fields[key]
-        value = got.value
-        if isinstance(value, dict):
-            value = value.get("original") if "original" in value else value.get("value")
+        value = _answer(got)
         answered = got.status.value in ("verified", "needs_review") and value not in (None, "")
         right = answered and exact(value, gold)
         out["answered"][key] += answered
@@ -410,6 +414,65 @@ def rules_f1(
             out["misses"].append(f"{n} {key}: not found; key {gold!r}")
 
 
+def _answer(got: Any) -> Any:
+    """A field's value as SROIE writes it: a date as written, an amount's figure."""
+    value = got.value
+    if isinstance(value, dict):
+        value = value.get("original") if "original" in value else value.get("value")
+    return value
+
+
+def _right(key: str, got: Any, gold: str) -> bool:
+    """Whether ``got`` (a field result) says the key's value, spacing, punctuation and a
+    date's writing aside."""
+    value = _answer(got)
+    return (
+        exact(value, gold)
+        or (isinstance(value, str) and fold(value) == fold(gold))
+        or (
+            key == "date" and isinstance(got.value, dict) and got.value.get("iso") == true_iso(gold)
+        )
+    )
+
+
+def without_lines(doc: ParsedDocument, first: int, last: int) -> ParsedDocument:
+    """``doc`` with lines ``first``..``last`` (0-based, inclusive) lost, renumbered."""
+    keep = [i for i in range(len(doc.lines)) if not first <= i <= last]
+    lines = doc.lines.iloc[keep].reset_index(drop=True)
+    lines["line"] = range(1, len(lines) + 1)
+    lines["line_in_page"] = lines.groupby("page").cumcount() + 1
+    return replace(doc, lines=lines)
+
+
+def lost_key_lines(
+    n: str, doc: ParsedDocument, keys: dict[str, str], schema: SchemaDef, out: dict[str, Any]
+) -> None:
+    """For each key ``doc``'s lines hold, the rules backend run once those lines are lost:
+    counted in ``out[key]`` as [runs, wrong verified, right verified]."""
+    texts = doc.lines["text"].tolist()
+    for key in KEYS:
+        gold = (keys.get(key) or "").strip()
+        span = holding_lines(texts, gold, last=key == "total")
+        if span is None:
+            continue
+        try:
+            result = extract_parsed(without_lines(doc, *span), schema, llm=RulesBackend())
+        except InputError:
+            continue
+        got = result.fields[key]
+        out[key][0] += 1
+        if got.status.value != "verified":
+            continue
+        right = _right(key, got, gold)
+        out[key][2 if right else 1] += 1
+        if not right:
+            lost = f"line {span[0] + 1}" + (f"-{span[1] + 1}" if span[1] > span[0] else "")
+            out["list"].append(
+                f"{n} {key}: {lost} lost; verified {_answer(got)!r} from {got.quote!r} "
+                f"(key {gold!r})"
+            )
+
+
 def in_order(texts: list[str], value: str) -> bool:
     """Whether every word of ``value`` is printed, in order, in the transcript: a key split
     across lines that hold other text too (an address continued after a phone number on the
@@ -431,7 +494,12 @@ def _f1(right: int, answered: int, gold: int) -> float:
 
 
 def run(
-    split: str, show: bool, source: str = "gold", cache: Path | None = None, worse: str = ""
+    split: str,
+    show: bool,
+    source: str = "gold",
+    cache: Path | None = None,
+    worse: str = "",
+    lose: bool = False,
 ) -> None:
     root = eval_dir()
     if root is None or not (root / "sroie").is_dir():
@@ -456,6 +524,7 @@ def run(
         "wrong_list": [],
         "misses": [],
     }
+    lost: dict[str, Any] = {**{k: [0, 0, 0] for k in KEYS}, "list": []}
     count = 0
     for i in SPLITS[split]:
         n = f"{i:03d}"
@@ -472,12 +541,18 @@ def run(
         elif source != "gold":
             doc = ocr_document(sroie / "images" / f"{n}.jpg", source, cache)
         keys = json.loads(key_file.read_text(encoding="utf-8"))
+        if lose:
+            lost_key_lines(n, doc, keys, schema, lost)
+            continue
         careful(n, doc, keys, schema, tally)
         careful(n, doc, keys, receipt, builtin, BUILTIN_PATHS)
         rules_f1(n, doc, keys, schema, rules, transcript.lines["text"].tolist())
     span = f"{SPLITS[split].start:03d}-{SPLITS[split].stop - 1:03d}"
     made = f", each made worse first ({WORSE[worse]})" if worse else ""
     print(f"receipts {split} ({span}): {count}, read from {source}{made}")
+    if lose:
+        report_lost(lost, show)
+        return
     print(f"(a) careful model on the line tables ({source})")
     held, verified = sum(tally.held.values()), sum(tally.verified.values())
     for key in KEYS:
@@ -520,6 +595,17 @@ def run(
         print("\nrules wrong verified:", *rules["wrong_list"], sep="\n  ")
 
 
+def report_lost(lost: dict[str, Any], show: bool) -> None:
+    print("rules backend, plain schema, once the line(s) holding each key are lost")
+    for key in KEYS:
+        runs, wrong, right = lost[key]
+        print(f"    {key:8} runs {runs:3}  wrong verified {wrong:3}  still right verified {right}")
+    runs, wrong = sum(lost[k][0] for k in KEYS), sum(lost[k][1] for k in KEYS)
+    print(f"    all      runs {runs:3}  wrong verified {wrong:3}")
+    if show:
+        print("\nverified when its lines were lost:", *lost["list"], sep="\n  ")
+
+
 def fill_cache(split: str, source: str, cache: Path | None) -> None:
     """Read the split's images by ``source`` into ``cache``, measuring nothing (so the held-out
     half can be read ahead of the one run that measures it)."""
@@ -552,11 +638,16 @@ def main() -> None:
         choices=sorted(WORSE),
         help="spoil each photo first: " + "; ".join(f"{k}: {v}" for k, v in WORSE.items()),
     )
+    parser.add_argument(
+        "--lose",
+        action="store_true",
+        help="run the rules with each key's line(s) lost, counting values verified all the same",
+    )
     args = parser.parse_args()
     if args.ocr_only:
         fill_cache(args.split, args.source, args.cache)
         return
-    run(args.split, args.show, args.source, args.cache, args.worse)
+    run(args.split, args.show, args.source, args.cache, args.worse, args.lose)
 
 
 if __name__ == "__main__":
