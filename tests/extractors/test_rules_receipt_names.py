@@ -7,10 +7,12 @@ they are."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from receipt_cells import PLAIN, read, read_text, receipt, review
 
-from evidex.extractors.document import with_edges
+from evidex.extractors.document import ParsedDocument, with_edges
 from evidex.extractors.llm.rules.ocr_text import misread
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
 from evidex.extractors.pipeline import extract_parsed
@@ -223,6 +225,40 @@ def test_the_issuer_block_ends_at_a_phone_so_a_name_and_address_are_not_read_aft
     assert company.status is Status.VERIFIED, company.reasons
     assert (address.value or "").startswith("PLASTIC 2 15.50 31.00")
     review(address, "line 3, a phone, label or title line, stands between the merchant's name")
+
+
+# -- a name that stands off its header's centre ----------------------------------------------
+
+
+def _shifted(document: ParsedDocument, line: int, dx0: float, dx1: float) -> ParsedDocument:
+    lines = document.lines.copy()
+    lines.loc[line - 1, "x0"] += dx0
+    lines.loc[line - 1, "x1"] += dx1
+    return replace(document, lines=lines)
+
+
+CENTRED = [["HUAT MACHINERY ENTERPRISE"], ["(JM0352019-K)"], *ADDRESS, ["TAMAN SRI PUTRA"], *TAIL]
+
+
+def test_a_name_off_the_centre_its_header_shares_goes_to_review() -> None:
+    """ "SOON" of "SOON HUAT MACHINERY ENTERPRISE" was not read: what is left is centred a word
+    to the right of the lines under it."""
+    document = _shifted(receipt(CENTRED), 1, 40.0, 60.0)
+    company = read(document).fields["company"]
+    assert company.value == "HUAT MACHINERY ENTERPRISE"
+    review(company, "the name on line 1 stands off it", "a word at its left")
+
+
+def test_a_name_on_its_headers_centre_or_over_a_flush_left_header_stands() -> None:
+    """A longer name centred on the same axis is whole; under a header set flush left (each
+    line a different length from the same left edge) there is no axis to judge by."""
+    centred = _shifted(receipt(CENTRED), 1, -10.0, 10.0)
+    assert read(centred).fields["company"].status is Status.VERIFIED
+    flush = receipt(CENTRED)
+    for line, dx1 in ((3, 80.0), (4, 30.0), (5, 150.0)):
+        flush = _shifted(flush, line, 0.0, dx1)
+    company = read(_shifted(flush, 1, 40.0, 60.0)).fields["company"]
+    assert company.status is Status.VERIFIED, company.reasons
 
 
 # -- a name written in lower case ---------------------------------------------------------------

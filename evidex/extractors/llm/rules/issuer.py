@@ -15,7 +15,9 @@ address's ("NO: 28, JALAN ASTANA 1C,": a house number closed by a comma, or a co
 the line on) is never a name, so an address whose name was lost is no merchant. The block ends
 at the first phone, ``Label: value`` line or policy under a name, so a line printed after it
 ("RM RM" over the items) is no name either; an address read after such a line, or after a
-title, is in doubt, since the merchant's own address lines may be the ones lost.
+title, is in doubt, since the merchant's own address lines may be the ones lost. A till centres
+its header: a name read by OCR whose centre stands off the one the rows under it share has lost
+a word on one side (one the engine did not read, or a photo cut off), and is in doubt.
 
 A name too long for the paper runs over two lines, its company form on the lower one
 ("POPULAR BOOK" / "CO. (M) SDN BHD"): a line that is only a company form (with where the
@@ -374,6 +376,43 @@ def _name_lines(texts: list[str], name: int) -> tuple[int, int, str]:
     return first, last, ""
 
 
+_CENTRED = 0.3  # line heights: how far the centres of a centred block's lines stray
+_OFF_AXIS = 0.5  # line heights (about a character): a centred name further off has lost some
+
+
+def _off_axis(rows: list[_Row], lines: list[Line], first: int, last: int) -> str:
+    """Why the name on ``rows[first..last]`` may have lost a word, or ``""``: a till centres its
+    header, and where the rows under the name share one centre (within :data:`_CENTRED` line
+    heights) a name row read by OCR whose centre lies more than :data:`_OFF_AXIS` of its line
+    height off it is missing print on one side (a word the engine did not read, a photo that
+    cut it off). A text layer's line is whole, and a header set flush left has no axis."""
+    below = rows[last + 1 : last + 7]
+    if len(below) < 3:
+        return ""
+    centres = sorted((_extent(lines, r)[0] + _extent(lines, r)[1]) / 2 for r in below)
+    axis = centres[len(centres) // 2]
+    for row in rows[first : last + 1]:
+        x0, x1, height = _extent(lines, row)
+        if not lines[row.first].read_by_ocr or not height:
+            continue
+        stray = sorted(abs(c - axis) for c in centres)[len(centres) // 2]
+        off = (x0 + x1) / 2 - axis
+        if stray <= _CENTRED * height and abs(off) > _OFF_AXIS * height:
+            side = "left" if off > 0 else "right"
+            return (
+                f"the lines under the name share one centre, and the name on line {row.no} "
+                f"stands off it: a word at its {side} may not have been read"
+            )
+    return ""
+
+
+def _extent(lines: list[Line], row: _Row) -> tuple[float, float, float]:
+    """A printed row's left and right edge and its (tallest) line height."""
+    cells = lines[row.first : row.last + 1]
+    height = max(c.y1 - c.y0 for c in cells)
+    return min(c.x0 for c in cells), max(c.x1 for c in cells), height if height == height else 0.0
+
+
 def read_issuer(lines: list[Line], cells: dict[int, list[Line]]) -> Issuer | None:
     """The issuer block at the top of the first page of ``lines`` (``cells``: each line's row,
     :func:`.payment.row_cells`), or None when the top holds no name."""
@@ -428,6 +467,7 @@ def read_issuer(lines: list[Line], cells: dict[int, list[Line]]) -> Issuer | Non
             "stamp writes a person's name on a slip, not as a till prints a merchant's: check "
             "that it is the merchant"
         )
+    name_doubt = name_doubt or _off_axis(rows, page, first, last)
     start = address if address is not None and address > last else len(texts)
     end = start
     while end < len(texts) and not aside(texts[end]) and end - start < 6:

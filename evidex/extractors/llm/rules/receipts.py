@@ -29,6 +29,8 @@ where the slip points two ways, carries a ``doubt`` (:mod:`.match`) that sends i
 * the address: in doubt when nothing closes it (no phone, id, date or title line within six
   lines), when its last line runs on (ends in a comma, "&", "/"), or when a line between the
   name and the address could belong to either;
+* the merchant read by OCR: in doubt when it stands off the centre the header's rows under it
+  share (a word lost on one side, :mod:`.issuer`);
 * the merchant and the address read by OCR: in doubt when their text shows a misreading (a zero
   between letters, a letter O in a number, a CJK mark, letters spaced apart:
   :func:`.ocr_text.misread`), or when the engine read one of their lines with less confidence
