@@ -389,13 +389,13 @@ def _off_axis(rows: list[_Row], lines: list[Line], first: int, last: int) -> str
     below = rows[last + 1 : last + 7]
     if len(below) < 3:
         return ""
-    centres = sorted((_extent(lines, r)[0] + _extent(lines, r)[1]) / 2 for r in below)
+    centres = sorted(sum(_extent(lines, r)[:2]) / 2 for r in below)
     axis = centres[len(centres) // 2]
+    stray = sorted(abs(c - axis) for c in centres)[len(centres) // 2]
     for row in rows[first : last + 1]:
         x0, x1, height = _extent(lines, row)
         if not lines[row.first].read_by_ocr or not height:
             continue
-        stray = sorted(abs(c - axis) for c in centres)[len(centres) // 2]
         off = (x0 + x1) / 2 - axis
         if stray <= _CENTRED * height and abs(off) > _OFF_AXIS * height:
             side = "left" if off > 0 else "right"
