@@ -227,6 +227,15 @@ def test_the_issuer_block_ends_at_a_phone_so_a_name_and_address_are_not_read_aft
     review(address, "line 3, a phone, label or title line, stands between the merchant's name")
 
 
+def test_a_label_line_under_a_name_in_lower_case_does_not_end_the_block() -> None:
+    """A person's name written above the merchant's, a cashier's line read between them: the
+    block ends under the printed name, not under the person's."""
+    rows = [["tan woon yann"], ["Cashier: CN"], ["INDAH GIFT & HOME DECO"], *ADDRESS, *TAIL]
+    company = read(receipt(rows)).fields["company"]
+    assert (company.value, company.line_start) == ("INDAH GIFT & HOME DECO", 3)
+    assert company.status is Status.VERIFIED, company.reasons
+
+
 # -- a name that stands off its header's centre ----------------------------------------------
 
 

@@ -428,8 +428,10 @@ def read_issuer(lines: list[Line], cells: dict[int, list[Line]]) -> Issuer | Non
         None,
     )
     top = texts[: address if address is not None else len(texts)]
-    # the block ends at the first phone or label line under a name
-    first_name = next((i for i, t in enumerate(top) if _name_like(t)), len(top))
+    # the block ends at the first phone or label line under a printed name (a person's name in
+    # lower case may stand above the merchant's with a cashier's line between)
+    names = [i for i, t in enumerate(top) if _name_like(t)]
+    first_name = min([i for i in names if not _lower_case(top[i])] or names or [len(top)])
     top = top[: next((i for i in range(first_name, len(top)) if _closing(top[i])), len(top))]
     named = [i for i, t in enumerate(top) if _name_like(t)]
     named = [i for i in named if not _lower_case(top[i])] or named
