@@ -368,6 +368,23 @@ def test_a_day_run_into_its_month_name_is_read_and_verified() -> None:
     assert date.status is Status.VERIFIED, date.reasons
 
 
+@pytest.mark.parametrize("cells", [[["Total (Excluding GST):"], ["10. 75"]], [["Total: 10. 75"]]])
+def test_an_amount_ocr_spaced_after_a_label_is_read_whole(cells: list[list[str]]) -> None:
+    """Not 10 and a stray "75": read by the label, "10. 75" is 10.75, quoted as read."""
+    rows = [*TOP, ["ITEM A", "179.25"], *cells, ["GST Payable:"], ["190.00"]]
+    total = read(receipt(rows)).fields["total"]
+    assert (total.value, total.quote.endswith("10. 75")) == ("10.75", True)
+
+
+def test_an_amount_read_by_a_label_that_names_a_part_of_the_total_goes_to_review() -> None:
+    """No line names the whole total: the amount beside "Total (Excluding GST):" is what a
+    label reads, and the same figure on the item line does not make it the amount paid."""
+    rows = [*TOP, ["ITEM A", "10.75"], ["Total (Excluding GST):", "10.75"], ["GST 6%", "0.65"]]
+    total = read(receipt(rows)).fields["total"]
+    assert total.value == "10.75"
+    review(total, "its label on line 7 ('Total (Excluding GST):') names a part of the total")
+
+
 def test_a_day_whose_digits_ocr_read_apart_is_read_whole_and_verified() -> None:
     """ "1 7 JAN 2018": before, the "1" was left over and 7 January verified."""
     rows = [*TOP, ["1 7 JAN 2018"], ["TOTAL", "RM 33.90"], *PAID]

@@ -15,7 +15,7 @@ from functools import lru_cache
 from .dates import date_at, spaced_dates
 from .lines import Hit, Leaf, Line, Lines, leaf
 from .match import Match, word_end
-from .money import PERCENT_PREFIX
+from .money import PERCENT_PREFIX, amount_at
 from .values import ANCHORED, SEARCHED, near_value, parse_string, split_items
 
 __all__ = ["LabelFinder", "label_regex", "lead", "norm_label", "sep"]
@@ -147,6 +147,8 @@ class LabelFinder:
                 value = Match(pos, token.end(), token.group())
         elif rest and kind == "date":
             value = date_at(text, pos, line.read_by_ocr)  # "Date: 25/12/20 18" as OCR spaced it
+        elif rest and kind == "amount":
+            value = amount_at(text, pos, line.read_by_ocr)  # "Total: 10. 75" as OCR spaced it
         elif rest and kind in ANCHORED:
             value = ANCHORED[kind](text, pos, enum)
         if value is None and kind == "date" and line.read_by_ocr:  # "Date: 1 8/01/201 8"
@@ -181,6 +183,8 @@ class LabelFinder:
                 value = Match(pos, token.end(), token.group())
         elif kind == "date":
             value = date_at(text, pos, below.read_by_ocr)
+        elif kind == "amount":
+            value = amount_at(text, pos, below.read_by_ocr)
         elif kind in _NEXT_LINE_KINDS and kind in ANCHORED:
             value = ANCHORED[kind](text, pos, enum)
         elif kind in _NEXT_LINE_KINDS and kind in SEARCHED:

@@ -9,6 +9,7 @@ states the tax after its rate, so a leading rate is stepped over.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from babel.numbers import list_currencies
 
@@ -130,3 +131,20 @@ def closed_up(text: str) -> tuple[str, list[int]]:
             return text, [*at, at[-1] + 1 if at else 0]
         text = "".join(c for i, c in enumerate(text) if i not in drop)
         at = [a for i, a in enumerate(at) if i not in drop]
+
+
+def amount_at(text: str, pos: int, ocr: bool) -> Match | None:
+    """The amount that starts at ``pos``; on a line an OCR engine read, the reading with the
+    engine's spaces taken out where it runs further ("10. 75" is 10.75, not 10), quoted as
+    read."""
+    plain = parse_amount(text, pos)
+    if not ocr:
+        return plain
+    closed, at = closed_up(text)
+    if closed == text:
+        return plain
+    read = parse_amount(closed, next((i for i, a in enumerate(at) if a >= pos), len(closed)))
+    if read is None or (plain is not None and at[read.end - 1] + 1 <= plain.end):
+        return plain
+    start, end = at[read.start], at[read.end - 1] + 1
+    return replace(read, start=start, end=end, written=closed[read.start : read.end])

@@ -36,7 +36,9 @@ where the slip points two ways, carries a ``doubt`` (:mod:`.match`) that sends i
   :func:`.ocr_text.misread`), or when the engine read one of their lines with less confidence
   than :data:`OCR_SURE`: nothing else printed confirms a name's letters;
 * the total: settled when what was paid (cash less change, else a card charge) confirms it; in
-  doubt when what was paid is another figure, when another total line disagrees and nothing
+  doubt when what was paid is another figure, when the label it is read by names a part of the
+  total ("Total (Excluding GST)", found by a label where no line names the whole), when another
+  total line disagrees and nothing
   printed accounts for the difference (a rounding, charges added after an earlier total), or
   when a rounding follows a plain total (:mod:`.payment`). Read by OCR, it also needs a second
   printed figure: what was paid, or the same amount on another line (OCR misreads a digit now
@@ -412,7 +414,13 @@ class ReceiptFinder:
                 "which need not be the receipt's total"
             )
         beside = [r for r in row if r.x0 < line.x0]
-        if not any(total_words(r).search(r.text) for r in (line, *beside)):
+        labels = [r for r in (line, *beside) if total_words(r).search(r.text)]
+        if labels and all(names_a_part(r.text) for r in labels):
+            return (
+                f"its label on line {labels[0].no} ({labels[0].text.strip()!r}) names a part "
+                "of the total (a subtotal, an amount before tax), not what was paid"
+            )
+        if not labels:
             return (
                 f"the amount is read from line {line.no}, under a total label on a line of its "
                 "own, so which label it belongs to is not printed"
