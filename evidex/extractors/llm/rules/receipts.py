@@ -38,9 +38,8 @@ where the slip points two ways, carries a ``doubt`` (:mod:`.match`) that sends i
 * the total: settled when what was paid (cash less change, else a card charge) confirms it; in
   doubt when what was paid is another figure, when the label it is read by names a part of the
   total ("Total (Excluding GST)", found by a label where no line names the whole), when another
-  total line disagrees and nothing
-  printed accounts for the difference (a rounding, charges added after an earlier total), or
-  when a rounding follows a plain total (:mod:`.payment`). Read by OCR, it also needs a second
+  total line disagrees and nothing printed accounts for the difference (a rounding, charges
+  added after an earlier total), or when a rounding follows a plain total (:mod:`.payment`). Read by OCR, it also needs a second
   printed figure: what was paid, or the same amount on another line (OCR misreads a digit now
   and then, seldom the same figure twice the same way);
 * the first date printed: in doubt when the slip prints another date no label explains, or
