@@ -39,9 +39,9 @@ where the slip points two ways, carries a ``doubt`` (:mod:`.match`) that sends i
   doubt when what was paid is another figure, when the label it is read by names a part of the
   total ("Total (Excluding GST)", found by a label where no line names the whole), when another
   total line disagrees and nothing printed accounts for the difference (a rounding, charges
-  added after an earlier total), or when a rounding follows a plain total (:mod:`.payment`). Read by OCR, it also needs a second
-  printed figure: what was paid, or the same amount on another line (OCR misreads a digit now
-  and then, seldom the same figure twice the same way);
+  added after an earlier total), or when a rounding follows a plain total (:mod:`.payment`).
+  Read by OCR, it also needs a second printed figure: what was paid, or the same amount on
+  another line (OCR misreads a digit now and then, seldom the same figure twice the same way);
 * the first date printed: in doubt when the slip prints another date no label explains, or
   when it gives only a month and year (a sale is dated to the day); its day/month order is
   still the document's to settle (:mod:`evidex.extractors.verify.locales`);
