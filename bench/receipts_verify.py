@@ -392,13 +392,7 @@ def rules_f1(
         if answered and not right and got.status.value == "verified":
             out["strict"] += 1
         if answered and not right:
-            meaning_right = (
-                key == "date"
-                and isinstance(got.value, dict)
-                and (got.value.get("iso") == true_iso(gold))
-            )
-            same = isinstance(value, str) and fold(value) == fold(gold)
-            if got.status.value == "verified" and not meaning_right and not same:
+            if got.status.value == "verified" and not _right(key, got, gold):
                 printed = holding_lines(texts, gold) is not None or in_order(texts, gold)
                 out["wrong_verified" if printed else "wrong_unprinted"] += 1
                 why = (
