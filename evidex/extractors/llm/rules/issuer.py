@@ -286,14 +286,7 @@ def aside(text: str) -> bool:
     """A line of the issuer block that is not its address, so one that ends the address: an id
     (an OCR engine's spaces in it aside: ``( M051 7 726)``, ``96585 7- A``), a date, a
     contact, a title, a label."""
-    return bool(
-        _registration(text)
-        or find_dates(text)
-        or _CONTACT.search(text)
-        or _TITLE.match(text)
-        or _POLICY.search(text)
-        or _LABELLED.match(text)
-    )
+    return bool(_registration(text) or find_dates(text) or _TITLE.match(text) or _closing(text))
 
 
 def _closing(text: str) -> bool:
@@ -430,11 +423,11 @@ def read_issuer(lines: list[Line], cells: dict[int, list[Line]]) -> Issuer | Non
     top = texts[: address if address is not None else len(texts)]
     # the block ends at the first phone or label line under a printed name (a person's name in
     # lower case may stand above the merchant's with a cashier's line between)
-    names = [i for i, t in enumerate(top) if _name_like(t)]
-    first_name = min([i for i in names if not _lower_case(top[i])] or names or [len(top)])
-    top = top[: next((i for i in range(first_name, len(top)) if _closing(top[i])), len(top))]
     named = [i for i, t in enumerate(top) if _name_like(t)]
-    named = [i for i in named if not _lower_case(top[i])] or named
+    printed = [i for i in named if not _lower_case(top[i])]
+    head = min(printed or named or [len(top)])
+    top = top[: next((i for i in range(head, len(top)) if _closing(top[i])), len(top))]
+    named = [i for i in printed if i < len(top)] or [i for i in named if i < len(top)]
     formed = [i for i in named if _legal_form().search(top[i])]
     registration = next(
         (

@@ -18,6 +18,8 @@ from .match import Match
 __all__ = [
     "PERCENT",
     "PERCENT_PREFIX",
+    "amount_at",
+    "as_read",
     "closed_up",
     "currency_marks",
     "parse_amount",
@@ -146,5 +148,11 @@ def amount_at(text: str, pos: int, ocr: bool) -> Match | None:
     read = parse_amount(closed, next((i for i, a in enumerate(at) if a >= pos), len(closed)))
     if read is None or (plain is not None and at[read.end - 1] + 1 <= plain.end):
         return plain
-    start, end = at[read.start], at[read.end - 1] + 1
-    return replace(read, start=start, end=end, written=closed[read.start : read.end])
+    return as_read(read, closed, at)
+
+
+def as_read(read: Match, closed: str, at: list[int]) -> Match:
+    """``read``, found in ``closed`` (:func:`closed_up`'s text and offsets), quoted from the text
+    as read and written without the engine's spaces."""
+    written = closed[read.start : read.end]
+    return replace(read, start=at[read.start], end=at[read.end - 1] + 1, written=written)

@@ -65,7 +65,7 @@ from .issuer import TRAILING_ID, Issuer, form_misread, nos, read_issuer
 from .lines import Hit, Line, Lines, join_caveats
 from .match import Match, word_end
 from .meaning import Concept
-from .money import closed_up, parse_amount
+from .money import as_read, closed_up, parse_amount
 from .ocr_text import misread, tidied
 from .payment import Payment, accounted, amount_of, close, payment, row_cells
 from .total_labels import NOT_TOTAL, final_words, names_a_part, total_words
@@ -125,10 +125,7 @@ def _amounts(line: Line) -> list[Match]:
         read = parse_amount(text, found.start())
         if read is None:
             continue
-        if at:
-            written = text[read.start : read.end]
-            read = replace(read, start=at[read.start], end=at[read.end - 1] + 1, written=written)
-        out.append(read)
+        out.append(as_read(read, text, at) if at else read)
     return out
 
 
