@@ -334,3 +334,66 @@ def test_with_edges_names_the_side_an_ocr_line_runs_to() -> None:
     assert with_edges(document)["edge"].tolist() == ["left", "", "", "right"]
     text_layer = receipt([["A", "B", "C", "D"]], confidence=None, left=1.0)
     assert with_edges(text_layer)["edge"].tolist() == ["", "", "", ""]
+
+
+# -- ids printed with the name, and lines that only look like ids -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        ("GARDENIA BAKERIES (KL) SDN BHD (139386 X)", "GARDENIA BAKERIES (KL) SDN BHD"),
+        ("KING'S CONFECTIONERY S/B 273500-U (KSB)", "KING'S CONFECTIONERY S/B"),
+        ("MAKASSAR FRESH MARKET S/B. (CO.NO. 1208604-T)", "MAKASSAR FRESH MARKET S/B."),
+    ],
+)
+def test_a_registration_number_printed_after_the_name_is_not_part_of_it(
+    line: str, name: str
+) -> None:
+    company = read(receipt([[line], *ADDRESS, *TAIL])).fields["company"]
+    assert (company.value, company.line_start) == (name, 1)
+    assert company.status is Status.VERIFIED, company.reasons
+
+
+def test_a_shorthand_company_form_outranks_a_stamp_above_it() -> None:
+    # S/B is a till's Sdn Bhd; "POSTED", stamped above, is no merchant
+    rows = [["POSTED"], ["99 SPEED MART S/B (519537-X)"], *ADDRESS, *TAIL]
+    fields = read(receipt(rows)).fields
+    assert (fields["company"].value, fields["company"].status) == (
+        "99 SPEED MART S/B",
+        Status.VERIFIED,
+    )
+    assert fields["address"].value == "NO 8, JALAN 1/118B, DESA TUN RAZAK 56000 KUALA LUMPUR"
+
+
+@pytest.mark.parametrize(
+    "registration", ["(NO. 193573-M)", "(LLP0007299-LGN)", "(CO NO. 315481-T) GST NO. 001287233536"]
+)
+def test_the_address_starts_under_the_registration_number_however_it_is_written(
+    registration: str,
+) -> None:
+    rows = [["SUN VICTORY SDN BHD"], [registration], *ADDRESS, *TAIL]
+    address = read(receipt(rows)).fields["address"]
+    assert (address.value, address.line_start, address.line_end) == (
+        "NO 8, JALAN 1/118B, DESA TUN RAZAK 56000 KUALA LUMPUR",
+        3,
+        4,
+    )
+
+
+def test_an_order_number_over_the_name_is_no_registration_and_no_address() -> None:
+    rows = [["YOUR ORDER NUMBER IS"], ["264"], ["GOLDEN ARCHES RESTAURANTS SDN BHD"], ["(65351-M)"]]
+    fields = read(receipt([*rows, *ADDRESS, *TAIL])).fields
+    assert (fields["company"].value, fields["company"].line_start) == (
+        "GOLDEN ARCHES RESTAURANTS SDN BHD",
+        3,
+    )
+    assert (fields["address"].line_start, fields["address"].line_end) == (5, 6)
+
+
+def test_a_numbered_title_ends_the_address() -> None:
+    rows = [["DE MAXIMUM THAI EXPRESS SDN BHD"], ["1241045-D"], *ADDRESS]
+    tail = [["TAX INVOICE NO 8"], ["5664"], ["DATE: 14/04/2018 11:28"], *TAIL[1:]]
+    address = read(receipt([*rows, *tail])).fields["address"]
+    assert (address.line_start, address.line_end) == (3, 4)
+    assert address.status is Status.VERIFIED, address.reasons

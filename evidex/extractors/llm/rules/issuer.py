@@ -53,10 +53,10 @@ from .dates import find_dates
 from .lines import Line
 
 __all__ = [
-    "TRAILING_ID",
     "Issuer",
     "aside",
     "form_misread",
+    "name_end",
     "nos",
     "printed_rows",
     "read_issuer",
@@ -66,7 +66,7 @@ _TOP_LINES = 14  # the issuer block is in the first lines
 _TITLE = re.compile(
     r"(?i)^\W*(?:(?:simplified\s+|full\s+)?tax\s*invoice|invoice|receipt|official\s+receipt|"
     r"cash\s*(?:bill|sales?|receipt)|bill|sales\s+receipt|tax\s+receipt|welcome\b.*|"
-    r"thank\s+you\b.*|guest\s*check|check|order)\W*$"
+    r"thank\s+you\b.*|guest\s*check|check|order)\W*(?:(?:no|number|#)\W*[\w/-]*\W*)?$"
 )
 # a shop's policy, thanks or greeting: printed like a name, never one
 _POLICY = re.compile(
@@ -84,14 +84,25 @@ _ID_LABEL = (
     r"(?:c[o0](?:mpany)?[.\s-]*(?:reg(?:istration)?|rfg|n[o0])\.?|roc|br|reg(?:istration)?|gst|"
     r"vat|sst|tax|tin|abn|uen|crn|business|id)"
 )
+# an id, labelled or not ("(CO.NO.639240 H)", "(LLP0007299-LGN)", "NO. 193573-M"): a letter
+# code may follow its digits, after a hyphen, a slash or (one letter) a space; a second id on
+# the line carries a label of its own ("(CO NO. 315481-T) GST NO. 001287233536")
+_ID_BODY = r"\(?\s*[A-Z]{0,3}\d[\dA-Z]*\d(?:[-/]?[A-Z]{1,3}|\s[A-Z])?\s*\)?"
+_ID_KIND = r"[\s.:#-]*(?:[i1l][d0]|n[o0]|number|reg)?[\s.:#-]*"
 _REGISTRATION = re.compile(
-    rf"(?i)^\W*(?:{_ID_LABEL}[\s.:#-]*(?:[i1l][d0]|n[o0]|number|reg)?[\s.:#-]*)*\(?\s*"
-    r"[A-Z]{0,3}\d[\dA-Z]*[\d](?:[-/]?[A-Z])?\s*\)?\W*$"
+    rf"(?i)^\W*(?:(?:{_ID_LABEL}|n[o0]\.?){_ID_KIND})*{_ID_BODY}"
+    rf"(?:\W+(?:{_ID_LABEL}{_ID_KIND})+{_ID_BODY})*\W*$"
 )
+_LABELLED_ID = re.compile(rf"(?i)(?<![a-z]){_ID_LABEL}(?![a-z])")
+_ID_DIGITS = 5  # an id with no label ("002570632-X") gives this many digits or more
 _LABELLED = re.compile(r"(?i)^\W*(?!no\b)[a-z][^:\d]{2,29}:\s*\S")
-TRAILING_ID = re.compile(r"\s*\(\s*[A-Z]{0,3}\d{4,}[\dA-Z-]*\)\s*$")
+_TRAILING_ID = re.compile(r"\s*\(\s*[A-Z]{0,3}\d{4,}[\dA-Z-]*(?:\s[A-Z])?\)\s*$")
+_CODE = re.compile(r"\s*\([A-Z]{1,4}\)\s*$")  # a branch's letter code after an id: "(KSB)"
 
 
+# a till's shorthand for a form, for want of width, that cleanco does not list: S/B (Sendirian
+# Berhad, Malaysia's SDN BHD), P/L (Proprietary Limited, Australia's PTY LTD)
+_SHORTHAND_FORMS = ("s/b", "p/l")
 _NEAR_FORM = 6  # letters: the shortest company form a one-letter misreading is looked for in
 
 
@@ -101,7 +112,8 @@ def _form_terms() -> dict[str, str]:
     from cleanco.termdata import terms_by_type
 
     out: dict[str, str] = {}
-    for term in sorted((t for ts in terms_by_type.values() for t in ts), key=len):
+    terms = [t for ts in terms_by_type.values() for t in ts] + list(_SHORTHAND_FORMS)
+    for term in sorted(terms, key=len):
         out.setdefault(re.sub(r"[^a-z/]", "", term.lower()), term)
     return out
 
@@ -117,7 +129,7 @@ def form_misread(text: str) -> str:
     """What in ``text`` reads as a misread company form (its last one or two words, the
     trailing id aside, one letter from a form of :data:`_NEAR_FORM` letters or more), or ``""``:
     ``"'SON BHD' is one letter from the company form SDN BHD"``."""
-    words = re.findall(r"[A-Za-z/]+", TRAILING_ID.sub("", text))
+    words = re.findall(r"[A-Za-z/]+", _without_id(text))
     terms = _form_terms()
     for n in (2, 1):
         tail = words[-n:]
@@ -135,8 +147,27 @@ def form_misread(text: str) -> str:
     return ""
 
 
+def name_end(text: str) -> int:
+    """Where a name printed on ``text`` ends: before a registration number set after it, in
+    brackets ("GARDENIA BAKERIES (KL) SDN BHD (139386 X)") or after its company form ("KING'S
+    CONFECTIONERY S/B 273500-U (KSB)", "… S/B. (CO.NO. 1208604-T)"); else at the text's end,
+    its trailing spaces aside."""
+    if trailing := _TRAILING_ID.search(text):
+        return trailing.start()
+    for form in _legal_form().finditer(text):
+        if _registration(text[form.start() :]):  # "COMPANY NO: 002643278-A": the id's label
+            break
+        if _registration(_CODE.sub("", text[form.end() :])):
+            return form.end()
+    return len(text.rstrip())
+
+
+def _without_id(text: str) -> str:
+    return text[: name_end(text)]
+
+
 def _name_like(text: str) -> bool:
-    clean = TRAILING_ID.sub("", text).strip()
+    clean = _without_id(text).strip()
     letters = sum(c.isalpha() for c in clean)
     return (
         letters >= 3
@@ -160,7 +191,7 @@ def _street(text: str) -> bool:
     "K3-113,JL IBRAHIM SULTAN") or a comma that runs it on to the next line ("DAMANSARA
     UTAMA,"). A name carries neither (one that ends in its company form aside), and where OCR
     lost the merchant's line, the address's first line is what stands at the top."""
-    return bool(_STREET.search(TRAILING_ID.sub("", text))) and not _company(text)
+    return bool(_STREET.search(_without_id(text))) and not _company(text)
 
 
 def _lower_case(text: str) -> bool:
@@ -173,7 +204,7 @@ def _lower_case(text: str) -> bool:
 def _company(text: str) -> bool:
     """A line that ends in a company form (``… SDN BHD``, ``… S/B (519537-X)``): a name, never
     an address line, even when it holds a digit (``7-ELEVEN MALAYSIA SDN BHD``)."""
-    clean = TRAILING_ID.sub("", text).rstrip(" .,")
+    clean = _without_id(text).rstrip(" .,")
     forms = list(_legal_form().finditer(clean))
     return bool(forms) and not re.search(r"\w", clean[forms[-1].end() :])
 
@@ -184,7 +215,7 @@ _BRACKETED = re.compile(r"\([^()]*\)")  # "(M)", "(MALAYSIA)": where the company
 def _form_words(text: str) -> tuple[list[re.Match[str]], str]:
     """The company forms in ``text`` (its trailing id aside) and what is left once they and
     what is in brackets ("(M)") are taken out."""
-    clean = TRAILING_ID.sub("", text).strip(" .,")
+    clean = _without_id(text).strip(" .,")
     forms = list(_legal_form().finditer(clean))
     rest = _BRACKETED.sub(" ", _legal_form().sub(" ", clean))
     return forms, re.sub(r"[\W_]+", " ", rest).strip()
@@ -201,7 +232,7 @@ def _one_word_before_form(text: str) -> bool:
     """A company line that gives a single word before its form, where the company is (in
     brackets) aside ("RESTAURANT SDN BHD", "ENTERPRISE (SETIA ALAM) SDN BHD")."""
     forms, _ = _form_words(text)
-    clean = TRAILING_ID.sub("", text).strip(" .,")
+    clean = _without_id(text).strip(" .,")
     before = _BRACKETED.sub(" ", clean[: forms[0].start()]) if forms else ""
     return bool(forms) and _company(text) and len(before.split()) == 1
 
@@ -300,7 +331,12 @@ def _closing(text: str) -> bool:
 
 
 def _registration(text: str) -> bool:
-    return bool(_REGISTRATION.match(_SPACED_DIGITS.sub("", text)))
+    """A line that is an id or ids, labelled ("CO NO. 315481-T", "GST ID: 000381399040") or
+    with :data:`_ID_DIGITS` digits or more: an order number ("7290") is no registration."""
+    clean = _SPACED_DIGITS.sub("", text)
+    return bool(_REGISTRATION.match(clean)) and (
+        sum(c.isdigit() for c in clean) >= _ID_DIGITS or bool(_LABELLED_ID.search(clean))
+    )
 
 
 def nos(rows: Sequence[_Row | Line], indexes: list[int]) -> str:
@@ -406,6 +442,12 @@ def _extent(lines: list[Line], row: _Row) -> tuple[float, float, float]:
     return min(c.x0 for c in cells), max(c.x1 for c in cells), height if height == height else 0.0
 
 
+def _numbered(text: str) -> bool:
+    """A line an address may start on: a number with words ("NO.3, JALAN SS21/39"), not a
+    number alone (an order's "264" over the merchant's name)."""
+    return bool(re.search(r"\d", text) and re.search(r"[A-Za-z]{2}", text))
+
+
 def read_issuer(lines: list[Line], cells: dict[int, list[Line]]) -> Issuer | None:
     """The issuer block at the top of the first page of ``lines`` (``cells``: each line's row,
     :func:`.payment.row_cells`), or None when the top holds no name."""
@@ -413,11 +455,7 @@ def read_issuer(lines: list[Line], cells: dict[int, list[Line]]) -> Issuer | Non
     rows = printed_rows(page, cells)[:_TOP_LINES]
     texts = [r.text for r in rows]
     address = next(
-        (
-            i
-            for i, t in enumerate(texts)
-            if i and re.search(r"\d", t) and not aside(t) and not _company(t)
-        ),
+        (i for i, t in enumerate(texts) if i and _numbered(t) and not aside(t) and not _company(t)),
         None,
     )
     top = texts[: address if address is not None else len(texts)]

@@ -61,7 +61,7 @@ from evidex.extractors.verify.currency import currency_marks
 from evidex.extractors.verify.fields import cut_off
 
 from .dates import MONTH_ONLY, find_dates, readings, spaced_dates
-from .issuer import TRAILING_ID, Issuer, form_misread, nos, read_issuer
+from .issuer import Issuer, form_misread, name_end, nos, read_issuer
 from .lines import Hit, Line, Lines, join_caveats
 from .match import Match, word_end
 from .meaning import Concept
@@ -162,8 +162,7 @@ class ReceiptFinder:
         ocr = any(r.read_by_ocr for r in rows[first : last + 1])
         if first == last:
             text = rows[first].text
-            trailing = TRAILING_ID.search(text) if trim_id else None
-            end = trailing.start() if trailing else len(text.rstrip())
+            end = name_end(text) if trim_id else len(text.rstrip())
             start = len(text) - len(text.lstrip())
             value = tidied(text[start:end]) if ocr else text[start:end]
             return Hit((3, -1), rows[first], Match(start, end, value, caveat), (start, end))
