@@ -397,3 +397,55 @@ def test_a_numbered_title_ends_the_address() -> None:
     address = read(receipt([*rows, *tail])).fields["address"]
     assert (address.line_start, address.line_end) == (3, 4)
     assert address.status is Status.VERIFIED, address.reasons
+
+
+def test_a_branch_code_after_the_id_is_cut_with_it() -> None:
+    rows = [["KING'S CONFECTIONERY S/B 273500-U (KJ1)"], *ADDRESS, *TAIL]
+    company = read(receipt(rows)).fields["company"]
+    assert (company.value, company.status) == ("KING'S CONFECTIONERY S/B", Status.VERIFIED)
+
+
+def test_a_line_opening_with_an_ampersand_carries_on_the_name_above() -> None:
+    rows = [["THE COFFEE BEAN"], ["& TEA LEAF (M) SDN. BHD."], ["COMPANY NO.:441970-H"]]
+    company = read(receipt([*rows, *ADDRESS, *TAIL])).fields["company"]
+    assert (company.value, company.line_start, company.line_end) == (
+        "THE COFFEE BEAN & TEA LEAF (M) SDN. BHD.",
+        1,
+        2,
+    )
+    assert company.status is Status.VERIFIED, company.reasons
+
+
+def test_a_name_of_one_word_takes_the_line_above_in_doubt() -> None:
+    rows = [["TSH POWER HARDWARE"], ["TRADING"], ["002458685-T"], *ADDRESS, *TAIL]
+    company = read(receipt(rows)).fields["company"]
+    assert company.value == "TSH POWER HARDWARE TRADING"
+    review(company, "the name's line is one word ('TRADING')", "'TSH POWER HARDWARE'")
+
+
+# -- where the address ends --------------------------------------------------------------------
+
+STREET = [["99 SPEED MART S/B (519537-X)"], ["LOT P.T. 2811, JALAN ANGSA,"]]
+
+
+@pytest.mark.parametrize("after", ["1032-SUBANG PERDANA", "AEON SHAH ALAM"])
+def test_a_line_after_the_region_that_ends_the_address_goes_to_review(after: str) -> None:
+    rows = [*STREET, ["41150 KLANG, SELANGOR"], [after], ["GST ID. NO : 000181747712"]]
+    address = read(receipt([*rows, *TAIL[1:]])).fields["address"]
+    assert address.value == f"LOT P.T. 2811, JALAN ANGSA, 41150 KLANG, SELANGOR {after}"
+    review(address, "line 3 ends the address with its region or country", "line 4 after it")
+
+
+@pytest.mark.parametrize(
+    ("lower", "last"),
+    [
+        ("41150 KLANG, SELANGOR", "MALAYSIA"),
+        ("41150 KLANG,", "SELANGOR"),
+        ("43200 CHERAS", "SELANGOR"),
+    ],
+)
+def test_a_region_or_country_on_a_line_of_its_own_ends_the_address(lower: str, last: str) -> None:
+    rows = [*STREET, [lower], [last], ["GST ID. NO : 000181747712"]]
+    address = read(receipt([*rows, *TAIL[1:]])).fields["address"]
+    assert address.value == f"LOT P.T. 2811, JALAN ANGSA, {lower} {last}"
+    assert address.status is Status.VERIFIED, address.reasons

@@ -36,7 +36,14 @@ from typing import Any
 from evidex.extractors.verify.currency import currency_marks, issuer, main_locales, symbol_table
 from evidex.extractors.verify.literals import literals
 
-__all__ = ["Cue", "Order", "ends_in_legal_form", "settle_order", "territory_order"]
+__all__ = [
+    "Cue",
+    "Order",
+    "ends_in_legal_form",
+    "ends_in_place",
+    "settle_order",
+    "territory_order",
+]
 
 _NAMES = {"dmy": "day-first", "mdy": "month-first"}
 
@@ -169,6 +176,19 @@ def _regions() -> tuple[dict[str, frozenset[str]], dict[str, re.Pattern[str]]]:
 @lru_cache(maxsize=1)
 def _region_pattern() -> re.Pattern[str]:
     return literals(_regions()[0], edges="always", flags=re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def _place_at_end() -> re.Pattern[str]:
+    names = [*_regions()[0], *_country_names()]
+    return re.compile(rf"(?<![\w-])(?:{literals(names).pattern})[\s.]*$", re.IGNORECASE)
+
+
+def ends_in_place(text: str) -> bool:
+    """Whether ``text`` ends in the name of a country or of a region of one (a state, a
+    province: "41150 KLANG, SELANGOR", "56000 KUALA LUMPUR, MALAYSIA"), as an address's last
+    line does; a comma after it carries the address on."""
+    return bool(_place_at_end().search(text))
 
 
 _AMOUNTISH = re.compile(r"\d[\d,.]*[.,]\d{2}(?!\d)")

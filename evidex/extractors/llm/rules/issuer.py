@@ -48,6 +48,7 @@ from functools import lru_cache
 from rapidfuzz.distance import Levenshtein
 
 from evidex.extractors.verify.literals import literals
+from evidex.extractors.verify.locales import ends_in_place
 
 from .dates import find_dates
 from .lines import Line
@@ -97,7 +98,7 @@ _LABELLED_ID = re.compile(rf"(?i)(?<![a-z]){_ID_LABEL}(?![a-z])")
 _ID_DIGITS = 5  # an id with no label ("002570632-X") gives this many digits or more
 _LABELLED = re.compile(r"(?i)^\W*(?!no\b)[a-z][^:\d]{2,29}:\s*\S")
 _TRAILING_ID = re.compile(r"\s*\(\s*[A-Z]{0,3}\d{4,}[\dA-Z-]*(?:\s[A-Z])?\)\s*$")
-_CODE = re.compile(r"\s*\([A-Z]{1,4}\)\s*$")  # a branch's letter code after an id: "(KSB)"
+_CODE = re.compile(r"\s*\([A-Z][A-Z\d]{0,3}\)\s*$")  # a branch's code after an id: "(KJ1)"
 
 
 # a till's shorthand for a form, for want of width, that cleanco does not list: S/B (Sendirian
@@ -375,16 +376,40 @@ def _address_doubt(rows: list[_Row], name_end: int, start: int, stop: int) -> st
             f"the address's last line (line {last.no}) ends in "
             f"{last.text.rstrip()[-1]!r}, so it may run on beyond what was read"
         )
-    return ""
+    return _past_place(rows, start, stop)
+
+
+def _past_place(rows: list[_Row], start: int, stop: int) -> str:
+    """Why lines read into the address after the line that ends in its region or country
+    ("41150 KLANG, SELANGOR") may not belong to it (a branch's or a mall's name: "1132-PK SS6",
+    "AEON SHAH ALAM"), or ``""``. A region or a country on a line of its own after it
+    ("SELANGOR", "MALAYSIA") carries the address on."""
+    placed = next((i for i in range(start, stop - 1) if ends_in_place(rows[i].text)), None)
+    if placed is None:
+        return ""
+    after = [
+        i
+        for i in range(placed + 1, stop)
+        if not ends_in_place(rows[i].text) or re.search(r"\d", rows[i].text)
+    ]
+    if not after:
+        return ""
+    return (
+        f"line {rows[placed].no} ends the address with its region or country, and "
+        f"{nos(rows, after)} after it may be a branch's or a mall's name, not the address"
+    )
 
 
 def _name_lines(texts: list[str], name: int) -> tuple[int, int, str]:
     """The first and last line of the name found on line ``name``, and why where it starts is
     in doubt (or ``""``): a line that runs on ("&", an open bracket) takes the next; a company
-    form on a line of its own ("CO. (M) SDN BHD") belongs to the name above it; a line that
-    gives one word before its form may be the tail of the name above it or a name alone."""
+    form on a line of its own ("CO. (M) SDN BHD") belongs to the name above it, as a line that
+    opens with "&" does ("THE COFFEE BEAN" / "& TEA LEAF (M) SDN. BHD."); a line that gives one
+    word before its form, or one word alone ("TSH POWER HARDWARE" / "TRADING"), may be the tail
+    of the name above it or a name alone."""
     first = last = name
-    if first and _runs_on(texts[first - 1]) and _name_like(texts[first - 1]):
+    carried = first and (_runs_on(texts[first - 1]) or texts[first].lstrip().startswith("&"))
+    if carried and _name_like(texts[first - 1]):
         first -= 1
     if last + 1 < len(texts) and _runs_on(texts[last]) and _name_like(texts[last + 1]):
         last += 1
@@ -396,12 +421,16 @@ def _name_lines(texts: list[str], name: int) -> tuple[int, int, str]:
     head = " ".join(texts[first : last + 1]) if _runs_on(texts[first]) else texts[first]
     if _form_only(head):
         return first - 1, last, ""
-    if _one_word_before_form(head) and not _legal_form().search(texts[first - 1]):
-        doubt = (
-            f"the name's line gives one word before its company form, so the line above it "
-            f"may begin the name ({texts[first - 1].strip()!r}) or be something else"
-        )
-        return first - 1, last, doubt
+    if _legal_form().search(texts[first - 1]):
+        return first, last, ""
+    above = (
+        f"so the line above it may begin the name ({texts[first - 1].strip()!r}) or be "
+        "something else"
+    )
+    if _one_word_before_form(head):
+        return first - 1, last, f"the name's line gives one word before its company form, {above}"
+    if len(head.split()) == 1:
+        return first - 1, last, f"the name's line is one word ({head.strip()!r}), {above}"
     return first, last, ""
 
 

@@ -27,8 +27,9 @@ where the slip points two ways, carries a ``doubt`` (:mod:`.match`) that sends i
   a company form; the first name with a company form stands, unless another one does too; a
   name taken for standing above the address stands only when the block holds no other name;
 * the address: in doubt when nothing closes it (no phone, id, date or title line within six
-  lines), when its last line runs on (ends in a comma, "&", "/"), or when a line between the
-  name and the address could belong to either;
+  lines), when its last line runs on (ends in a comma, "&", "/"), when a line between the
+  name and the address could belong to either, or when lines follow the one that ends in its
+  region or country (a branch's or a mall's name: "41150 KLANG, SELANGOR" / "1132-PK SS6");
 * the merchant read by OCR: in doubt when it stands off the centre the header's rows under it
   share (a word lost on one side, :mod:`.issuer`);
 * the merchant and the address read by OCR: in doubt when their text shows a misreading (a zero
