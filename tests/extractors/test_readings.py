@@ -45,6 +45,14 @@ def test_other_phrasings_are_left_to_dateparser(phrase: str) -> None:
         ("Please pay by 14 March 2025.", {dt.date(2025, 3, 14), dt.date(2025, 3, 1)}),
         ("fällig am 14. März 2025", {dt.date(2025, 3, 14), dt.date(2025, 3, 1)}),
         ("due 31 April 2021", {dt.date(2021, 4, 1)}),  # no 31 April; "April 2021" stands
+        # a till's day, month and two-digit year, and ISO's basic form beside the time
+        ("30 DEC 17 18:40:57", {dt.date(2017, 12, 30)}),
+        ("12-Mar-18", {dt.date(2018, 3, 12)}),
+        ("DATE/TIME : 20180428/191204", {dt.date(2018, 4, 28)}),
+        # a quantity and a price, a number too long for a date: no date
+        ("3 PCS 12", set()),
+        ("1 MAY 17.50", set()),
+        ("INV 20181345", set()),
     ],
 )
 def test_dates_in_reads_english_and_other_languages(text: str, expected: set[dt.date]) -> None:
@@ -60,10 +68,20 @@ def test_dates_in_reads_english_and_other_languages(text: str, expected: set[dt.
         # a number grouped with spaces is still one number
         ("1 234,56 EUR", {"1234.56"}),
         ("12 345 678", {"12345678"}),
+        # a card's approval code and the amount charged side by side
+        ("MASTER 5148 APP: 83650 41.50", {"5148", "83650", "41.50", "8365041.50"}),
+        # an amount an OCR engine spaced is read whole, and only whole
+        ("RM 33 .92", {"33.92"}),
+        ("TOTAL 1 8.50", {"18.50"}),
     ],
 )
 def test_numbers_in_reads_a_row_of_figures_apart(text: str, expected: set[str]) -> None:
     assert numbers_in(text) == {Decimal(n) for n in expected}
+
+
+def test_a_card_charge_beside_its_approval_code_verifies() -> None:
+    assert check_value("string", "41.50", "MASTER 5148 APP: 83650 41.50", name="total").ok
+    assert not check_value("string", "41.05", "MASTER 5148 APP: 83650 41.50", name="total").ok
 
 
 def test_a_total_on_a_row_of_figures_verifies_and_a_figure_not_on_it_does_not() -> None:

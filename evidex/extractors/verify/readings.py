@@ -13,6 +13,7 @@ import datetime as dt
 import re
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any, Literal, overload
 
 from text_to_num import alpha2digit
@@ -87,10 +88,24 @@ def numbers_in(text: str) -> set[Decimal]:
     for variant in variants:
         for m in NUMBER.finditer(variant):
             read = readings(m.group())
-            if not read and " " in m.group():  # "9.81 0.59 10.40": a row of figures, not one
-                read = {n for piece in m.group().split() for n in readings(piece)}
+            pieces = m.group().split()
+            # "9.81 0.59 10.40", "APP: 83650 41.50": figures side by side, not one number
+            # grouped by spaces ("1 234 567,89")
+            if len(pieces) > 1 and (not read or _side_by_side(pieces)):
+                read |= {n for piece in pieces for n in readings(piece)}
             found |= read
     return found
+
+
+def _side_by_side(pieces: list[str]) -> bool:
+    """Whether spaced digits are figures of their own ("APP: 83650 41.50"), not one number:
+    neither grouped by spaces ("1 234 567,89"), nor a number an OCR engine spaced (a piece
+    that opens or ends on its decimal point, "33 .92"; a lone first digit, "1 8.50")."""
+    grouped = re.fullmatch(r"[-+]?\d{1,3}", pieces[0]) and all(
+        re.match(r"\d{3}(?:[.,]\d+)?$", group) for group in pieces[1:]
+    )
+    whole = all(re.fullmatch(r"[-+]?\d(?:[\d.,]*\d)?", piece) for piece in pieces)
+    return whole and not grouped and len(pieces[0].lstrip("+-")) > 1
 
 
 def currencies_in(text: str) -> set[str]:
@@ -117,6 +132,8 @@ _WRITTEN = [
     re.compile(rf"\b{_MONTH_WORD}\s+\d{{4}}\b"),
 ]
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
+# ISO's basic form, as a till prints it beside the time ("20180428/191204"): this century only
+_ISO_BASIC = re.compile(r"(?<![\d.,])(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?![\d.,])")
 _NUMERIC = re.compile(r"\b(\d{1,2})[./-](\d{1,2})[./-](\d{4}|\d{2})\b")
 # a month and year ("03/2019", "2019-03"), never the tail of a full date ("15.04.2026")
 _MONTH_YEAR = re.compile(r"(?<![\d./-])(\d{1,2})[./](\d{4})\b|\b(\d{4})-(\d{1,2})\b(?!-)")
@@ -195,8 +212,10 @@ def open_dates(
     import dateparser
 
     found, open_order, decided = _numeric_dates(text, order)
-    for m in _ISO_DATE.finditer(text):
+    for m in (*_ISO_DATE.finditer(text), *_ISO_BASIC.finditer(text)):
         found.add(_date(int(m[1]), int(m[2]), int(m[3])))
+    for m in _short_year().finditer(text):
+        found.add(_date(2000 + int(m[3]), EN_MONTHS[m[2].lower()[:3]], int(m[1])))
     for m in _MONTH_YEAR.finditer(text):
         month, year = (m[1], m[2]) if m[1] else (m[4], m[3])
         found.add(_date(int(year), int(month), 1))
@@ -225,6 +244,16 @@ EN_MONTHS = {
     for name in (month, month[:3])
 }  # fmt: skip
 """English month names and their three-letter forms, lower case -> number."""
+
+
+@lru_cache(maxsize=1)
+def _short_year() -> re.Pattern[str]:
+    """A day, an English month's name or its three letters, and a year of two digits, as a till
+    prints them ("30 DEC 17", "12-Mar-18"); never a time's or a figure's digits after it."""
+    months = "|".join(sorted(EN_MONTHS, key=len, reverse=True))
+    return re.compile(rf"(?i)(?<![\w.])(\d{{1,2}})[\s-]*({months})\.?[\s-]*(\d{{2}})(?![\d:.,/-])")
+
+
 _EN_DMY = re.compile(r"(\d{1,2})\s+([A-Za-z]+)\.?(?:\s*,\s*|\s+)(\d{4})")
 _EN_MDY = re.compile(r"([A-Za-z]+)\.?\s+(\d{1,2})(?:\s*,\s*|\s+)(\d{4})")
 _EN_MY = re.compile(r"([A-Za-z]+)\.?\s+(\d{4})")
