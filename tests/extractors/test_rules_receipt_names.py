@@ -449,3 +449,14 @@ def test_a_region_or_country_on_a_line_of_its_own_ends_the_address(lower: str, l
     address = read(receipt([*rows, *TAIL[1:]])).fields["address"]
     assert address.value == f"LOT P.T. 2811, JALAN ANGSA, {lower} {last}"
     assert address.status is Status.VERIFIED, address.reasons
+
+
+def test_a_company_number_under_the_name_is_not_the_company() -> None:
+    # "COMPANY" reads as the field's label, but "NO(814198-X)" after it says it labels an id
+    rows = [["BAIFU (M) SDN BHD"], ["COMPANY NO(814198-X)"], *ADDRESS, *TAIL]
+    company = read(receipt(rows)).fields["company"]
+    assert (company.value, company.line_start, company.status) == (
+        "BAIFU (M) SDN BHD",
+        1,
+        Status.VERIFIED,
+    )

@@ -23,6 +23,9 @@ __all__ = ["LabelFinder", "label_regex", "lead", "norm_label", "sep"]
 _SEP = re.compile(r"\.?[ \t]*(?:\([^()\n]{0,24}\)[ \t]*)?(?:[:#=]|[-–](?=\s))?[ \t]*")
 _LEAD = re.compile(r"\s*(?:[-•*·▪]\s*|\(?[0-9a-z]{1,3}[.)]\s*)?(?:\d+(?:\.\d+)*\.?\s+)?")
 _ID_TOKEN = re.compile(r"[^\s:]*\d\S*?(?=[.,;]?(?:\s|$))")
+# a token that opens with an id's word ("NO(814198-X)"): the label before it names an id
+# ("COMPANY NO"), so what follows is that id, not the label's own value (the company)
+_ID_WORD = re.compile(r"(?i)(?:n[o0]|nr|reg|id)\b|#")
 _COLON = re.compile(r"[:#=–-]\s*$")  # the separator ends in "Label: " (or "#", "=", " - ")
 _BULLET = re.compile(r"\s*[-•*·▪]\s+")
 _PROSE = re.compile(r"\s+(?:and|or|of|shall|will|is|are|to|in|for|with|by|as)\s")
@@ -143,7 +146,7 @@ class LabelFinder:
             # a string needs "Label:" unless it is one ID-like token ("Invoice No INV-1")
             if _COLON.search(separator.group()):
                 value = parse_string(text, pos)
-            elif token := _ID_TOKEN.match(text, pos):
+            elif (token := _ID_TOKEN.match(text, pos)) and not _ID_WORD.match(token.group()):
                 value = Match(pos, token.end(), token.group())
         elif rest and kind == "date":
             value = date_at(text, pos, line.read_by_ocr)  # "Date: 25/12/20 18" as OCR spaced it
