@@ -87,3 +87,9 @@ def test_a_card_charge_beside_its_approval_code_verifies() -> None:
 def test_a_total_on_a_row_of_figures_verifies_and_a_figure_not_on_it_does_not() -> None:
     assert check_value("string", "10.40", "TOTAL 9.81 0.59 10.40", name="total").ok
     assert not check_value("string", "10.44", "TOTAL 9.81 0.59 10.40", name="total").ok
+
+
+def test_a_name_verifies_only_as_whole_words_of_its_quote() -> None:
+    url = "timesbookstoresetpg. com. my"
+    assert not check_value("string", "TIMES", url, name="company").ok
+    assert check_value("string", "TIMES BOOKSTORES", "TIMES BOOKSTORES SETAPAK", name="x").ok

@@ -93,7 +93,8 @@ def _text(value: Any, quote: str, fuzzy: bool = False, name: str = "") -> Check:
         return Check(False, f"the numbers {shown} in the value are not in the quote in that order")
     if isinstance(value, str) and _one_number(value):
         return _amount(value, quote, name)
-    absent = [] if " ".join(v) in " ".join(q) else [w for w in v if w not in q]
+    # the value's words run whole in the quote: "TIMES" is not in "timesbookstoresetpg.com.my"
+    absent = [] if f" {' '.join(v)} " in f" {' '.join(q)} " else [w for w in v if w not in q]
     if fuzzy:
         absent = [w for w in absent if not any(fuzz.ratio(w, x) >= 80 for x in q)]
     if not absent:
