@@ -460,3 +460,23 @@ def test_a_company_number_under_the_name_is_not_the_company() -> None:
         1,
         Status.VERIFIED,
     )
+
+
+def test_a_slips_number_before_the_name_is_not_part_of_it() -> None:
+    cells = read(receipt([["#000002", "BAIFU (M) SDN BHD"], ["(814198-X)"], *ADDRESS, *TAIL]))
+    company = cells.fields["company"]  # OCR read the number as a cell of the name's row
+    assert (company.value, company.line_start, company.quote) == (
+        "BAIFU (M) SDN BHD",
+        2,
+        "BAIFU (M) SDN BHD",
+    )
+    text = "#000002 BAIFU (M) SDN BHD\n(814198-X)\nNO 8, JALAN 1/118B\n56000 KUALA LUMPUR\n"
+    line = read_text(text + "TEL: 03-9173 8800\nTOTAL: 33.90\n").fields["company"]
+    assert (line.value, line.status) == ("BAIFU (M) SDN BHD", Status.VERIFIED)
+
+
+def test_a_digit_among_a_names_initials_sends_it_to_review() -> None:
+    rows = [["MR. D.1.Y. (M) SDN BHD"], ["(860671-D)"], *ADDRESS, *TAIL]
+    company = read(receipt(rows)).fields["company"]
+    assert company.value == "MR. D.1.Y. (M) SDN BHD"
+    review(company, "'D.1.Y.' has a digit among its initials")

@@ -58,6 +58,7 @@ __all__ = [
     "aside",
     "form_misread",
     "name_end",
+    "name_start",
     "nos",
     "printed_rows",
     "read_issuer",
@@ -161,6 +162,16 @@ def name_end(text: str) -> int:
         if _registration(_CODE.sub("", text[form.end() :])):
             return form.end()
     return len(text.rstrip())
+
+
+_LEADING_NO = re.compile(r"\s*#\s*\d+\s*")  # a slip's number printed before the name: "#000002"
+
+
+def name_start(text: str) -> int:
+    """Where a name printed on ``text`` starts: after a slip's number set before it ("#000002
+    BAIFU (M) SDN BHD"), else at its first letter or digit."""
+    lead = _LEADING_NO.match(text)
+    return lead.end() if lead and lead.end() < len(text) else len(text) - len(text.lstrip())
 
 
 def _without_id(text: str) -> str:
@@ -465,8 +476,10 @@ def _off_axis(rows: list[_Row], lines: list[Line], first: int, last: int) -> str
 
 
 def _extent(lines: list[Line], row: _Row) -> tuple[float, float, float]:
-    """A printed row's left and right edge and its (tallest) line height."""
-    cells = lines[row.first : row.last + 1]
+    """A printed row's left and right edge and its (tallest) line height, a slip's number
+    printed before a name ("#000002") aside."""
+    cells = [c for c in lines[row.first : row.last + 1] if not _LEADING_NO.fullmatch(c.text)]
+    cells = cells or lines[row.first : row.last + 1]
     height = max(c.y1 - c.y0 for c in cells)
     return min(c.x0 for c in cells), max(c.x1 for c in cells), height if height == height else 0.0
 
@@ -546,10 +559,13 @@ def read_issuer(lines: list[Line], cells: dict[int, list[Line]]) -> Issuer | Non
             f"the address starts with a postcode (line {rows[start].no}), so its street may be "
             "printed above it, on a line taken for a name; where the address starts is unclear"
         )
+    head = rows[first].first  # a cell of the name's row that is the slip's number: "#000002"
+    while head < rows[last].last and _LEADING_NO.fullmatch(page[head].text):
+        head += 1
     if start >= end:
-        return Issuer(rows[first].first, rows[last].last, 0, -1, how, name_doubt, doubt)
+        return Issuer(head, rows[last].last, 0, -1, how, name_doubt, doubt)
     return Issuer(
-        rows[first].first,
+        head,
         rows[last].last,
         rows[start].first,
         rows[end - 1].last,

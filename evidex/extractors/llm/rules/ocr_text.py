@@ -32,6 +32,8 @@ _SIGNS = (
     (re.compile(r"(?<=\d)[oO](?=\d|\b)"), "a letter O inside a number"),
     (re.compile(r"[\uff08\uff09\uff0c\uff1a\uff1b\u3001\u3002]"), "a full-width CJK mark"),
     (re.compile(r"(?<=[\dA-Za-z])[\u00b7\u2022](?=[\dA-Za-z])"), "a raised dot inside a word"),
+    # "MR. D.1.Y.": an initialism spells letters, so a digit among them is a misread I, O or S
+    (re.compile(r"(?<![\w.])[A-Za-z]\.\d(?=\.[A-Za-z](?![\w]))"), "a digit among its initials"),
 )
 # the lone letter of a word read in pieces (:func:`_run` checks both neighbours are runs of
 # letters): a capital between two runs; a lowercase letter (other than the word "a") beside a

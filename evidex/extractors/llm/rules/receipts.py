@@ -62,7 +62,7 @@ from evidex.extractors.verify.currency import currency_marks
 from evidex.extractors.verify.fields import cut_off
 
 from .dates import MONTH_ONLY, find_dates, readings, spaced_dates
-from .issuer import Issuer, form_misread, name_end, nos, read_issuer
+from .issuer import Issuer, form_misread, name_end, name_start, nos, read_issuer
 from .lines import Hit, Line, Lines, join_caveats
 from .match import Match, word_end
 from .meaning import Concept
@@ -164,7 +164,7 @@ class ReceiptFinder:
         if first == last:
             text = rows[first].text
             end = name_end(text) if trim_id else len(text.rstrip())
-            start = len(text) - len(text.lstrip())
+            start = name_start(text) if trim_id else len(text) - len(text.lstrip())
             value = tidied(text[start:end]) if ocr else text[start:end]
             return Hit((3, -1), rows[first], Match(start, end, value, caveat), (start, end))
         joined = " ".join(r.text for r in rows[first : last + 1])
