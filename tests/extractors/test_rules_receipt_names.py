@@ -480,3 +480,37 @@ def test_a_digit_among_a_names_initials_sends_it_to_review() -> None:
     company = read(receipt(rows)).fields["company"]
     assert company.value == "MR. D.1.Y. (M) SDN BHD"
     review(company, "'D.1.Y.' has a digit among its initials")
+
+
+@pytest.mark.parametrize(
+    ("over", "name"),
+    [
+        # a mall printed over the name, the registration on the name's line
+        ([["NYONYA"], ["COLORS @ 1 UTAMA"]], ["LITTLE CRAVINGS SDN BHD (562007-D)"]),
+        # a bank's terminal number over a name and its registration number
+        ([["Cele R"], ["MBB 264100"]], ["KEDAI PAPAN YEW CHUAN"]),
+    ],
+)
+def test_a_numbered_line_over_the_name_and_its_id_is_not_the_address(
+    over: list[list[str]], name: list[str]
+) -> None:
+    rows = [*over, name] if "(" in name[0] else [*over, name, ["(0005583085-K)"]]
+    fields = read(receipt([*rows, *ADDRESS, *TAIL])).fields
+    assert fields["company"].value == name[0].split(" (")[0]
+    assert fields["company"].line_start == 3
+    start = len(rows) + 1
+    assert (fields["address"].line_start, fields["address"].line_end) == (start, start + 1)
+
+
+def test_a_registration_number_under_the_address_does_not_move_it() -> None:
+    address = [["NO: 28, JALAN ASTANA 1C,"], ["BANDAR BUKIT RAJA, 41050"], ["KLANG SELANGOR"]]
+    rows = [["LIGHTROOM GALLERY SDN BHD"], *address, ["ROC NO. : (1072825-A)"], *TAIL]
+    fields = read(receipt(rows)).fields
+    assert fields["company"].value == "LIGHTROOM GALLERY SDN BHD"
+    assert (fields["address"].line_start, fields["address"].line_end) == (2, 4)
+
+
+def test_a_sentence_running_on_to_the_order_number_is_no_name() -> None:
+    rows = [["YOUR ORDER NUMBER IS"], ["KEDAI RUNCIT MAJU"], ["(654321-K)"], *ADDRESS, *TAIL]
+    company = read(receipt(rows)).fields["company"]
+    assert (company.value, company.status) == ("KEDAI RUNCIT MAJU", Status.VERIFIED)

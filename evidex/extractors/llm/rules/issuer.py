@@ -70,14 +70,15 @@ _TITLE = re.compile(
     r"cash\s*(?:bill|sales?|receipt)|bill|sales\s+receipt|tax\s+receipt|welcome\b.*|"
     r"thank\s+you\b.*|guest\s*check|check|order)\W*(?:(?:no|number|#)\W*[\w/-]*\W*)?$"
 )
-# a shop's policy, thanks or greeting: printed like a name, never one
+# a shop's policy, thanks or greeting, or a sentence that runs on to what follows ("YOUR
+# ORDER NUMBER IS"): printed like a name, never one
 _POLICY = re.compile(
     r"(?i)\b(?:refund\w*|(?:not\s+)?returnable|(?:no|not)\s+exchange\w*|goods\s+sold|"
-    r"thank\s*(?:you|s)|come\s+again|please|welcome)\b"
+    r"thank\s*(?:you|s)|come\s+again|please|welcome)\b|\b(?:is|are)\W*$"
 )
 _CONTACT = re.compile(
     r"(?i)\b(?:tel|telephone|phone|ph|fax|h/?p|hotline|mobile|whatsapp|email|e-mail|website|"
-    r"www)\b|@|https?://|(?<!\d)0\d{1,2}[-\s]?\d{3,4}[\s-]?\d{3,4}(?!\d)|"
+    r"www)\b|\w@\w|https?://|(?<!\d)0\d{1,2}[-\s]?\d{3,4}[\s-]?\d{3,4}(?!\d)|"
     r"\+\d{1,3}[-\s]?\(?\d{1,3}\)?[-\s]?\d{3,4}"
 )
 # an id's label; "no", "co" and "id" as OCR often reads them ("N0", "C0", "10"), the parts
@@ -490,16 +491,56 @@ def _numbered(text: str) -> bool:
     return bool(re.search(r"\d", text) and re.search(r"[A-Za-z]{2}", text))
 
 
+_TAX_ID = re.compile(r"(?i)\b(?:gst|vat|sst|tax|tin)\b")
+
+
+def _company_id(text: str) -> bool:
+    """A line that names the company by its registration number ("(0005583085-K)", "COMPANY
+    NO(814198-X)", "LITTLE CRAVINGS SDN BHD (562007-D)"), not by a tax id: it stands between
+    the name and the address."""
+    if _company(text):
+        return name_end(text) < len(text.rstrip())
+    return _registration(text) and not _TAX_ID.search(text) and not find_dates(text)
+
+
+def _name_only(text: str) -> bool:
+    """A name with no digit in it: no address line."""
+    return _name_like(text) and not re.search(r"\d", text)
+
+
+def _address_start(texts: list[str]) -> int | None:
+    """The row the address starts on: the first one after the top that gives a number with
+    words and is not a line of its own kind or a company's name, unless a company's name and
+    its registration number follow it (a mall's "COLORS @ 1 UTAMA" or a bank's "MBB 264100"
+    printed over the name is not its address)."""
+    start = 1
+    while True:
+        address = next(
+            (
+                i
+                for i in range(start, len(texts))
+                if _numbered(texts[i]) and not aside(texts[i]) and not _company(texts[i])
+            ),
+            None,
+        )
+        if address is None:
+            return None
+        below = texts[address + 1 : address + 3]
+        if below and _company_id(below[0]):
+            start = address + 2
+        elif len(below) == 2 and _name_only(below[0]) and _company_id(below[1]):
+            start = address + 3
+        else:
+            return address
+
+
 def read_issuer(lines: list[Line], cells: dict[int, list[Line]]) -> Issuer | None:
     """The issuer block at the top of the first page of ``lines`` (``cells``: each line's row,
     :func:`.payment.row_cells`), or None when the top holds no name."""
     page = [r for r in lines[: 4 * _TOP_LINES] if r.page == lines[0].page]
     rows = printed_rows(page, cells)[:_TOP_LINES]
     texts = [r.text for r in rows]
-    address = next(
-        (i for i, t in enumerate(texts) if i and _numbered(t) and not aside(t) and not _company(t)),
-        None,
-    )
+    address = _address_start(texts)
     top = texts[: address if address is not None else len(texts)]
     # the block ends at the first phone or label line under a printed name (a person's name in
     # lower case may stand above the merchant's with a cashier's line between)
