@@ -526,7 +526,7 @@ def _address_start(texts: list[str]) -> int | None:
         if address is None:
             return None
         below = texts[address + 1 : address + 3]
-        if below and _company_id(below[0]):
+        if below and _company(below[0]) and _company_id(below[0]):  # name and id on one line
             start = address + 2
         elif len(below) == 2 and _name_only(below[0]) and _company_id(below[1]):
             start = address + 3
