@@ -94,6 +94,12 @@ def test_a_line_ending_in_a_company_form_is_no_address_line() -> None:
             id="a-rounding-after-a-plain-total-leaves-the-amount-paid-open",
         ),
         pytest.param(
+            "TOTAL: 88.97\nROUNDING ADJ -J.02\n",
+            "88.97",
+            ("a rounding (line 7), its amount misread, follows this total",),
+            id="a-rounding-whose-amount-was-misread-leaves-it-open-too",
+        ),
+        pytest.param(
             "TOTAL: 60.30\nVISA 63.30\n",
             "60.30",
             ("63.30 was charged to a card (line 7), not the 60.30",),

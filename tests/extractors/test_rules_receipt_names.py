@@ -514,3 +514,21 @@ def test_a_sentence_running_on_to_the_order_number_is_no_name() -> None:
     rows = [["YOUR ORDER NUMBER IS"], ["KEDAI RUNCIT MAJU"], ["(654321-K)"], *ADDRESS, *TAIL]
     company = read(receipt(rows)).fields["company"]
     assert (company.value, company.status) == ("KEDAI RUNCIT MAJU", Status.VERIFIED)
+
+
+def test_a_tax_id_anywhere_on_a_line_or_its_label_alone_is_not_the_address() -> None:
+    rows = [["MR. DAKGALBI SOLARIS"], ["BRN GST No. 000417619968 President: Kang"]]
+    rows += [*ADDRESS, ["GST No."], ["000417619968"], *TAIL[1:]]
+    address = read(receipt(rows)).fields["address"]
+    assert (address.value, address.line_start, address.line_end) == (
+        "NO 8, JALAN 1/118B, DESA TUN RAZAK 56000 KUALA LUMPUR",
+        3,
+        4,
+    )
+
+
+def test_a_word_and_a_number_alone_are_no_address_to_verify() -> None:
+    rows = [["TF Value-Mart Sdn Bhd (482123-U)"], ["Bentong-2"], ["GST Reg No 000184401920"]]
+    address = read(receipt([*rows, *TAIL])).fields["address"]
+    assert address.value == "Bentong-2"
+    review(address, "line 2 is all the address there is", "a branch's name")

@@ -96,6 +96,13 @@ _REGISTRATION = re.compile(
     rf"(?i)^\W*(?:(?:{_ID_LABEL}|n[o0]\.?){_ID_KIND})*{_ID_BODY}"
     rf"(?:\W+(?:{_ID_LABEL}{_ID_KIND})+{_ID_BODY})*\W*$"
 )
+_TAX_ID = re.compile(r"(?i)\b(?:gst|vat|sst|tax|tin)\b")
+# a tax or business id anywhere on a line ("BRN GST No. 000417619968 President: Kang"), or its
+# label alone, the number on the next line ("GST No.")
+_TAX_ID_NUMBER = re.compile(
+    r"(?i)\b(?:gst|vat|sst|tax|tin|brn|roc)\b[\s.:#-]*"
+    r"(?:(?:reg(?:istration)?|id|n[o0])\b\.?[\s.:#-]*)*(?:\d{6,}|$)"
+)
 _LABELLED_ID = re.compile(rf"(?i)(?<![a-z]){_ID_LABEL}(?![a-z])")
 _ID_DIGITS = 5  # an id with no label ("002570632-X") gives this many digits or more
 _LABELLED = re.compile(r"(?i)^\W*(?!no\b)[a-z][^:\d]{2,29}:\s*\S")
@@ -330,7 +337,13 @@ def aside(text: str) -> bool:
     """A line of the issuer block that is not its address, so one that ends the address: an id
     (an OCR engine's spaces in it aside: ``( M051 7 726)``, ``96585 7- A``), a date, a
     contact, a title, a label."""
-    return bool(_registration(text) or find_dates(text) or _TITLE.match(text) or _closing(text))
+    return bool(
+        _registration(text)
+        or _TAX_ID_NUMBER.search(text)
+        or find_dates(text)
+        or _TITLE.match(text)
+        or _closing(text)
+    )
 
 
 def _closing(text: str) -> bool:
@@ -383,6 +396,11 @@ def _address_doubt(rows: list[_Row], name_end: int, start: int, stop: int) -> st
             f"{rows[stop - 1].no}, so where it ends is unclear"
         )
     last = rows[stop - 1]
+    if stop - start == 1 and len(re.findall(r"[A-Za-z]{2,}", last.text)) < 2:
+        return (
+            f"line {last.no} is all the address there is, a word and a number "
+            f"({last.text.strip()!r}): a branch's name, where the address itself may be lost"
+        )
     if _OPEN_END.search(last.text):
         return (
             f"the address's last line (line {last.no}) ends in "
@@ -489,9 +507,6 @@ def _numbered(text: str) -> bool:
     """A line an address may start on: a number with words ("NO.3, JALAN SS21/39"), not a
     number alone (an order's "264" over the merchant's name)."""
     return bool(re.search(r"\d", text) and re.search(r"[A-Za-z]{2}", text))
-
-
-_TAX_ID = re.compile(r"(?i)\b(?:gst|vat|sst|tax|tin)\b")
 
 
 def _company_id(text: str) -> bool:

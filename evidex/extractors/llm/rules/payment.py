@@ -67,7 +67,7 @@ class Figure:
 
 @dataclass(frozen=True, slots=True)
 class Payment:
-    rounding: tuple[Figure, ...]  # every rounding the slip prints
+    rounding: tuple[Figure, ...]  # every rounding the slip prints (NaN: its amount misread)
     cash: Figure | None  # the last cash handed over
     change: Figure | None  # the last change given back
     card: Figure | None = None  # the last amount charged to a card
@@ -167,6 +167,8 @@ def payment(rows: list[Line], cells: dict[int, list[Line]]) -> Payment:
         line = replace(line, text=text)
         amount = money(line.text)
         if amount is None:
+            if _ROUNDING.match(line.text) and re.search(r"\d", line.text):
+                rounding.append(Figure(line.no, math.nan, line.page, line.y0))  # "-J.02"
             continue
         figure = Figure(line.no, amount, line.page, line.y0)
         if _CHANGE.search(line.text):

@@ -54,6 +54,7 @@ where the slip points two ways, carries a ``doubt`` (:mod:`.match`) that sends i
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, replace
 from typing import Any
@@ -421,11 +422,13 @@ class ReceiptFinder:
                 f"the amount is read from line {line.no}, under a total label on a line of its "
                 "own, so which label it belongs to is not printed"
             )
-        later = [r for r in pay.rounding if r.below(line) and r.amount >= 0.005]
+        later = [r for r in pay.rounding if r.below(line) and not r.amount < 0.005]
         if later and not any(final_words(r).search(r.text) for r in (line, *beside)):
+            size = "" if math.isnan(later[0].amount) else f" of {later[0].amount:.2f}"
+            unread = ", its amount misread," if not size else ""
             return (
-                f"a rounding of {later[0].amount:.2f} (line {later[0].line}) follows this total, "
-                "so the amount paid may be the rounded one"
+                f"a rounding{size} (line {later[0].line}){unread} follows this total, so the "
+                "amount paid may be the rounded one"
             )
         return self._unconfirmed(line, amount)
 
