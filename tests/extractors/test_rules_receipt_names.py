@@ -532,3 +532,11 @@ def test_a_word_and_a_number_alone_are_no_address_to_verify() -> None:
     address = read(receipt([*rows, *TAIL])).fields["address"]
     assert address.value == "Bentong-2"
     review(address, "line 2 is all the address there is", "a branch's name")
+
+
+def test_an_address_line_ending_in_its_country_is_no_name_when_the_name_is_lost() -> None:
+    # the merchant's line lost: what stands at the top is the address, then the ROC number
+    address = [["NO: 28, JALAN ASTANA 1C,"], ["BANDAR BUKIT RAJA, 41050"]]
+    rows = [*address, ["KLANG SELANGOR D.E, MALAYSIA"], ["ROC NO. : (1072825-A)"], *TAIL]
+    company = read(receipt(rows)).fields["company"]
+    assert (company.value, company.status) == (None, Status.NOT_FOUND)

@@ -209,9 +209,12 @@ _STREET = re.compile(r"\d[A-Za-z]?\s*,|,\s*$")
 def _street(text: str) -> bool:
     """A line shaped as an address's: a number closed by a comma ("NO: 28, JALAN ASTANA 1C",
     "K3-113,JL IBRAHIM SULTAN") or a comma that runs it on to the next line ("DAMANSARA
-    UTAMA,"). A name carries neither (one that ends in its company form aside), and where OCR
-    lost the merchant's line, the address's first line is what stands at the top."""
-    return bool(_STREET.search(_without_id(text))) and not _company(text)
+    UTAMA,"), or that ends in a region or a country after a comma ("KLANG SELANGOR D.E,
+    MALAYSIA"). A name carries none of these (one that ends in its company form aside), and
+    where OCR lost the merchant's line, the address's lines are what stand at the top."""
+    clean = _without_id(text)
+    placed = "," in clean and ends_in_place(clean)  # "KLANG SELANGOR D.E, MALAYSIA"
+    return bool(_STREET.search(clean) or placed) and not _company(text)
 
 
 def _lower_case(text: str) -> bool:
@@ -519,8 +522,8 @@ def _company_id(text: str) -> bool:
 
 
 def _name_only(text: str) -> bool:
-    """A name with no digit in it: no address line."""
-    return _name_like(text) and not re.search(r"\d", text)
+    """A name with no digit in it and no place at its end: no address line."""
+    return _name_like(text) and not re.search(r"\d", text) and not ends_in_place(text)
 
 
 def _address_start(texts: list[str]) -> int | None:
