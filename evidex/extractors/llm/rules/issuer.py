@@ -33,6 +33,14 @@ way goes to a person (the backend does not guess the letters), as :func:`.ocr_te
 signs do. Only forms of :data:`_NEAR_FORM` letters or more count: one letter from a short form
 ("CO", "LTD") is too often a word.
 
+A registration number printed on the name's line ("GARDENIA BAKERIES (KL) SDN BHD (139386 X)",
+"KING'S CONFECTIONERY S/B 273500-U (KSB)") is no part of the name, nor is a slip's number
+before it ("#000002"); an order number ("7290") is no registration number. A numbered line over
+a company's name and its id (a mall's "COLORS @ 1 UTAMA") is not the address. The address ends
+at a tax id anywhere on a line, and lines read into it after the one that ends in its region or
+country (a branch's "1132-PK SS6") leave it in doubt, as does a word and a number alone
+("Bentong-2").
+
 An OCR engine reads the cells of one printed row apart ("SAM SAM" | "TRADING" | "CO") and puts
 spaces inside ids ("( M051 7 726)"): the block is read over printed rows
 (:func:`printed_rows`), and ids are told with those spaces taken out. Pure.
