@@ -25,6 +25,7 @@ TOP = [
     ["TEL: 07-355 1234"],
 ]
 PAID = [["CASH", "RM 50.00"], ["CHANGE", "RM 16.10"]]  # 33.90 paid
+PAID_9 = [["CASH", "50.00"], ["CHANGE", "41.00"]]  # 9.00 paid
 
 
 def test_the_cells_of_one_printed_row_are_the_merchants_name() -> None:
@@ -383,6 +384,21 @@ def test_an_amount_read_by_a_label_that_names_a_part_of_the_total_goes_to_review
     total = read(receipt(rows)).fields["total"]
     assert total.value == "10.75"
     review(total, "its label on line 7 ('Total (Excluding GST):') names a part of the total")
+
+
+@pytest.mark.parametrize("label", ["Total 0% supplies:", "Total Zero Rated:"])
+def test_a_tax_summarys_row_is_no_total_to_verify(label: str) -> None:
+    """The total's line lost: a tax summary's row gives only a part of the total, so it is no
+    total, even where the same figure is printed on an item line."""
+    rows = [*TOP, ["ITEM A", "39.40"], [label, "39.40"]]
+    total = read(receipt(rows)).fields["total"]
+    assert (total.value, total.status) == (None, Status.NOT_FOUND)
+
+
+def test_a_total_that_includes_its_tax_at_a_rate_is_the_total() -> None:
+    rows = [*TOP, ["ITEM A", "8.49"], ["TOTAL INCLUDES GST 6%", "9.00"], *PAID_9]
+    total = read(receipt(rows)).fields["total"]
+    assert (total.value, total.status) == ("9.00", Status.VERIFIED)
 
 
 def test_a_day_whose_digits_ocr_read_apart_is_read_whole_and_verified() -> None:

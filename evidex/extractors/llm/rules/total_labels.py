@@ -20,15 +20,20 @@ _FINAL = re.compile(
     r"payable)\b|\bbalance\s+due\b|\btotal\s+(?:due|payable|rounded)\b"
 )
 # "Inclusive of GST", also as an OCR engine reads its capital I ("lnclusive"), with its rate
-# between ("Incl. 6% GST") or a stray mark OCR read after "Incl" ("Incl , GST")
+# between ("Incl. 6% GST") or after ("INCLUDES GST 6%") or a stray mark OCR read after "Incl"
+# ("Incl , GST")
 _INCLUDED = re.compile(
     r"(?i)\b(?:[il1]ncl(?:usive|uding|udes?|\.)?)[\s.,]*(?:of\s+)?(?:\d+(?:[.,]\d+)?\s*%?\s*)?"
-    r"(?:gst|vat|sst|tax)\b"
+    r"(?:gst|vat|sst|tax)\b(?:\s*@?\s*\d+(?:[.,]\d+)?\s*%)?"
 )
+# a part of the total, or what was handed over; a tax summary's row names its kind of supplies
+# ("Total Zero Rated") or its rate ("Total 0% supplies": :func:`names_a_part`)
 NOT_TOTAL = re.compile(
     r"(?i)\b(?:sub|subtotal|sub-total|excl\w*|before|qty|quantity|items?|pcs|tax|gst|vat|sst|"
-    r"discounts?|disc|savings?|saved|cash|change|tender\w*|points?|weight|units?)\b"
+    r"discounts?|disc|savings?|saved|cash|change|tender\w*|points?|weight|units?|supplies|"
+    r"zero[\s-]*rated|exempt\w*|standard[\s-]*rated)\b"
 )
+_RATE = re.compile(r"\d\s*%")
 
 
 def _loose(pattern: re.Pattern[str]) -> re.Pattern[str]:
@@ -56,7 +61,8 @@ def final_words(line: Line) -> re.Pattern[str]:
 
 def names_a_part(text: str) -> bool:
     """Whether a line that names a total names a part of it instead ("SUB TOTAL", "TOTAL
-    QTY"): its label (what comes before a colon) says so; a total that says it includes its tax
-    ("Total Incl. 6% GST") is still the total."""
+    QTY", a tax summary's "Total 0% supplies"): its label (what comes before a colon) says so;
+    a total that says it includes its tax ("Total Incl. 6% GST") is still the total."""
     label = _INCLUDED.sub(" ", text)
-    return bool(NOT_TOTAL.search(label.split(":")[0] if ":" in label else label))
+    label = label.split(":")[0] if ":" in label else label
+    return bool(NOT_TOTAL.search(label) or _RATE.search(label))
