@@ -422,7 +422,11 @@ class ReceiptFinder:
                 f"the amount is read from line {line.no}, under a total label on a line of its "
                 "own, so which label it belongs to is not printed"
             )
-        later = [r for r in pay.rounding if r.below(line) and not r.amount < 0.005]
+        later = [
+            r
+            for r in pay.rounding
+            if r.below(line) and (math.isnan(r.amount) or r.amount >= 0.005)  # NaN: misread
+        ]
         if later and not any(final_words(r).search(r.text) for r in (line, *beside)):
             size = "" if math.isnan(later[0].amount) else f" of {later[0].amount:.2f}"
             unread = ", its amount misread," if not size else ""
