@@ -23,6 +23,10 @@ from evidex.extractors.verify.names import cut_short
         ("MR D.I.Y.", "MR D.I.Y. (M) SDN BHD", "MR D.I.Y. (M) SDN BHD"),
         ("Popular Book", "POPULAR BOOK CO. (M) SDN BHD", "POPULAR BOOK CO. (M) SDN BHD"),
         ("Banh Mi Cafe", "Dimiliki : banh mi cafe sdn bhd 1110644-W", "banh mi cafe sdn bhd"),
+        # an "&" among the name's words, a till's shorthand form (S/B: Sdn Bhd)
+        ("LAVENDER", "LAVENDER CONFECTIONERY & BAKERY S/B", "LAVENDER CONFECTIONERY & BAKERY S/B"),
+        ("SOON FATT", "SOON FATT S/B (81497-P)", "SOON FATT S/B"),
+        ("ABC", "ABC AND/OR XYZ", ""),
         # not cut short: whole, someone else, an id, inside a word, a small word between
         ("ACME Tools GmbH", "ACME Tools GmbH", ""),
         ("John Smith", "John Smith, ACME Ltd", ""),

@@ -127,6 +127,9 @@ _CLEANCO_NAMES = {
 }
 
 
+_SHORTHAND_FORMS = (("s", "b"), ("p", "l"))
+
+
 @lru_cache(maxsize=1)
 def _legal_forms() -> tuple[re.Pattern[str], dict[str, frozenset[str]]]:
     """One pattern for every legal form of three letters or more (dots and spaces aside), and
@@ -144,7 +147,10 @@ def _legal_forms() -> tuple[re.Pattern[str], dict[str, frozenset[str]]]:
             if len(key) >= 3:
                 forms.setdefault(key, set()).add(code)
     keys = literals(forms, "always", between=r"[.\s]*").pattern
-    pattern = re.compile(rf"(?:{keys})\.?(?=\s*(?:[)(,;]|$))", re.IGNORECASE)
+    # a till's shorthand for want of width, which cleanco does not list: S/B (Sendirian Berhad,
+    # Malaysia's Sdn Bhd), P/L (Proprietary Limited, Australia's Pty Ltd); a form, not a cue
+    slashed = "|".join(rf"(?<![\w/]){a}\s*/\s*{b}" for a, b in _SHORTHAND_FORMS)
+    pattern = re.compile(rf"(?:{keys}|{slashed})\.?(?=\s*(?:[)(,;]|$))", re.IGNORECASE)
     return pattern, {k: frozenset(v) for k, v in forms.items()}
 
 

@@ -17,7 +17,8 @@ from evidex.extractors.verify.locales import ends_in_legal_form
 __all__ = ["cut_short"]
 
 _MAX_WORDS = 4  # name words the quote may add before the legal form
-_WORD = re.compile(r"[^\W\d_][\w'’&.-]*|\([^\W\d_]{1,3}\)")  # "(M)": Malaysia's mark
+# a name's word, "(M)" (Malaysia's mark) or "&" ("LAVENDER CONFECTIONERY & BAKERY S/B")
+_WORD = re.compile(r"[^\W\d_][\w'’&./-]*|\([^\W\d_]{1,3}\)|&")
 _SMALL = frozenset({"for", "of", "by", "at", "and", "with", "to", "from", "on", "in", "the", "as"})
 
 
