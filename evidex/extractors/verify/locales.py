@@ -37,6 +37,7 @@ from evidex.extractors.verify.currency import currency_marks, issuer, main_local
 from evidex.extractors.verify.literals import literals
 
 __all__ = [
+    "SHORTHAND_FORMS",
     "Cue",
     "Order",
     "ends_in_legal_form",
@@ -127,7 +128,9 @@ _CLEANCO_NAMES = {
 }
 
 
-_SHORTHAND_FORMS = (("s", "b"), ("p", "l"))
+# a till's shorthand for a legal form, for want of width, that cleanco does not list: S/B
+# (Sendirian Berhad, Malaysia's Sdn Bhd), P/L (Proprietary Limited, Australia's Pty Ltd)
+SHORTHAND_FORMS = ("s/b", "p/l")
 
 
 @lru_cache(maxsize=1)
@@ -147,9 +150,9 @@ def _legal_forms() -> tuple[re.Pattern[str], dict[str, frozenset[str]]]:
             if len(key) >= 3:
                 forms.setdefault(key, set()).add(code)
     keys = literals(forms, "always", between=r"[.\s]*").pattern
-    # a till's shorthand for want of width, which cleanco does not list: S/B (Sendirian Berhad,
-    # Malaysia's Sdn Bhd), P/L (Proprietary Limited, Australia's Pty Ltd); a form, not a cue
-    slashed = "|".join(rf"(?<![\w/]){a}\s*/\s*{b}" for a, b in _SHORTHAND_FORMS)
+    # the shorthand forms ("S/B", "S / B"): forms, not cues to a territory
+    spaced = (form.replace("/", r"\s*/\s*") for form in SHORTHAND_FORMS)
+    slashed = "|".join(rf"(?<![\w/]){form}" for form in spaced)
     pattern = re.compile(rf"(?:{keys}|{slashed})\.?(?=\s*(?:[)(,;]|$))", re.IGNORECASE)
     return pattern, {k: frozenset(v) for k, v in forms.items()}
 

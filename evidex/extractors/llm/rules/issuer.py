@@ -56,7 +56,7 @@ from functools import lru_cache
 from rapidfuzz.distance import Levenshtein
 
 from evidex.extractors.verify.literals import literals
-from evidex.extractors.verify.locales import ends_in_place
+from evidex.extractors.verify.locales import SHORTHAND_FORMS, ends_in_place
 
 from .dates import find_dates
 from .lines import Line
@@ -104,11 +104,12 @@ _REGISTRATION = re.compile(
     rf"(?i)^\W*(?:(?:{_ID_LABEL}|n[o0]\.?){_ID_KIND})*{_ID_BODY}"
     rf"(?:\W+(?:{_ID_LABEL}{_ID_KIND})+{_ID_BODY})*\W*$"
 )
-_TAX_ID = re.compile(r"(?i)\b(?:gst|vat|sst|tax|tin)\b")
+_TAX_WORDS = r"gst|vat|sst|tax|tin"
+_TAX_ID = re.compile(rf"(?i)\b(?:{_TAX_WORDS})\b")
 # a tax or business id anywhere on a line ("BRN GST No. 000417619968 President: Kang"), or its
 # label alone, the number on the next line ("GST No.")
 _TAX_ID_NUMBER = re.compile(
-    r"(?i)\b(?:gst|vat|sst|tax|tin|brn|roc)\b[\s.:#-]*"
+    rf"(?i)\b(?:{_TAX_WORDS}|brn|roc)\b[\s.:#-]*"
     r"(?:(?:reg(?:istration)?|id|n[o0])\b\.?[\s.:#-]*)*(?:\d{6,}|$)"
 )
 _LABELLED_ID = re.compile(rf"(?i)(?<![a-z]){_ID_LABEL}(?![a-z])")
@@ -118,9 +119,6 @@ _TRAILING_ID = re.compile(r"\s*\(\s*[A-Z]{0,3}\d{4,}[\dA-Z-]*(?:\s[A-Z])?\)\s*$"
 _CODE = re.compile(r"\s*\([A-Z][A-Z\d]{0,3}\)\s*$")  # a branch's code after an id: "(KJ1)"
 
 
-# a till's shorthand for a form, for want of width, that cleanco does not list: S/B (Sendirian
-# Berhad, Malaysia's SDN BHD), P/L (Proprietary Limited, Australia's PTY LTD)
-_SHORTHAND_FORMS = ("s/b", "p/l")
 _NEAR_FORM = 6  # letters: the shortest company form a one-letter misreading is looked for in
 
 
@@ -130,7 +128,7 @@ def _form_terms() -> dict[str, str]:
     from cleanco.termdata import terms_by_type
 
     out: dict[str, str] = {}
-    terms = [t for ts in terms_by_type.values() for t in ts] + list(_SHORTHAND_FORMS)
+    terms = [t for ts in terms_by_type.values() for t in ts] + list(SHORTHAND_FORMS)
     for term in sorted(terms, key=len):
         out.setdefault(re.sub(r"[^a-z/]", "", term.lower()), term)
     return out
