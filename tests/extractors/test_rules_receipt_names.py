@@ -541,3 +541,43 @@ def test_an_address_line_ending_in_its_country_is_no_name_when_the_name_is_lost(
     rows = [*address, ["KLANG SELANGOR D.E, MALAYSIA"], ["ROC NO. : (1072825-A)"], *TAIL]
     company = read(receipt(rows)).fields["company"]
     assert (company.value, company.status) == (None, Status.NOT_FOUND)
+
+
+@pytest.mark.parametrize(
+    "aside",
+    ["(TONYMOLY SHOP (95874))", "(SUBANG JASA) 666770-U"],
+)
+def test_a_bracketed_line_or_a_branch_with_its_id_under_the_name_is_not_the_address(
+    aside: str,
+) -> None:
+    rows = [["TONYMOLY VIVA CITY"], [aside], *ADDRESS, ["GST ID : 000349356032"], *TAIL[1:]]
+    fields = read(receipt(rows)).fields
+    assert fields["company"].value == "TONYMOLY VIVA CITY"
+    address = fields["address"]
+    assert (address.value, address.line_start, address.line_end) == (
+        "NO 8, JALAN 1/118B, DESA TUN RAZAK 56000 KUALA LUMPUR",
+        3,
+        4,
+    )
+
+
+def test_a_postcode_alone_under_an_address_that_gives_none_ends_it() -> None:
+    address = [["LOT F21 & 22, CITTA MALL"], ["NO 1, JLN PJU 1A/4"], ["47301"]]
+    rows = [["TIMES BOOKSTORES"], *address, ["GST REG NO : 000423100416"], *TAIL[1:]]
+    address_field = read(receipt(rows)).fields["address"]
+    assert (address_field.line_start, address_field.line_end) == (2, 4)
+    assert address_field.value.endswith("JLN PJU 1A/4 47301")
+
+
+def test_a_number_alone_under_an_address_with_its_postcode_is_not_read_into_it() -> None:
+    rows = [["TIMES BOOKSTORES"], *ADDRESS, ["29721"], ["GST REG NO : 000423100416"], *TAIL[1:]]
+    address = read(receipt(rows)).fields["address"]
+    assert (address.line_start, address.line_end) == (2, 3)
+
+
+def test_a_stamp_read_on_the_names_line_is_no_part_of_the_name() -> None:
+    rows = [["YONG CEN ENTERPRISE POSTED"], *ADDRESS, *TAIL]
+    company = read(receipt(rows)).fields["company"]
+    assert (company.value, company.status) == ("YONG CEN ENTERPRISE", Status.VERIFIED)
+    assert company.quote == "YONG CEN ENTERPRISE"
+

@@ -35,11 +35,13 @@ signs do. Only forms of :data:`_NEAR_FORM` letters or more count: one letter fro
 
 A registration number printed on the name's line ("GARDENIA BAKERIES (KL) SDN BHD (139386 X)",
 "KING'S CONFECTIONERY S/B 273500-U (KSB)") is no part of the name, nor is a slip's number
-before it ("#000002"); an order number ("7290") is no registration number. A numbered line over
-a company's name and its id (a mall's "COLORS @ 1 UTAMA") is not the address. The address ends
-at a tax id anywhere on a line, and lines read into it after the one that ends in its region or
-country (a branch's "1132-PK SS6") leave it in doubt, as does a word and a number alone
-("Bentong-2").
+before it ("#000002") or a stamp read on its line ("POSTED"); an order number ("7290") is no
+registration number. A numbered line over a company's name and its id (a mall's "COLORS @ 1
+UTAMA") is not the address, nor is a line in brackets or a branch's name beside the company's
+number ("(TONYMOLY SHOP (95874))", "(SUBANG JASA) 666770-U"). The address ends at a tax id
+anywhere on a line, and takes a postcode printed alone under it where its lines give none
+("47301"); lines read into it after the one that ends in its region or country (a branch's
+"1132-PK SS6") leave it in doubt, as does a word and a number alone ("Bentong-2").
 
 An OCR engine reads the cells of one printed row apart ("SAM SAM" | "TRADING" | "CO") and puts
 spaces inside ids ("( M051 7 726)"): the block is read over printed rows
@@ -114,8 +116,14 @@ _TAX_ID_NUMBER = re.compile(
 )
 _LABELLED_ID = re.compile(rf"(?i)(?<![a-z]){_ID_LABEL}(?![a-z])")
 _ID_DIGITS = 5  # an id with no label ("002570632-X") gives this many digits or more
+# a number of four to six digits alone on its line ("47301"): the postcode of an address that
+# gives none above it
+_POSTCODE_ALONE = re.compile(r"^\s*\d{4,6}\s*[.,]?\s*$")
+_POSTCODE = re.compile(r"(?<![\d/-])\d{4,6}(?![\d/-])")
 _LABELLED = re.compile(r"(?i)^\W*(?!no\b)[a-z][^:\d]{2,29}:\s*\S")
 _TRAILING_ID = re.compile(r"\s*\(\s*[A-Z]{0,3}\d{4,}[\dA-Z-]*(?:\s[A-Z])?\)\s*$")
+# an office's stamp over the print, read on the name's line
+_STAMP = re.compile(r"(?i)(?<=\w)\s+(?:posted|paid|duplicate|reprint(?:ed)?|void|cancell?ed)\W*$")
 _CODE = re.compile(r"\s*\([A-Z][A-Z\d]{0,3}\)\s*$")  # a branch's code after an id: "(KJ1)"
 
 
@@ -167,7 +175,10 @@ def name_end(text: str) -> int:
     """Where a name printed on ``text`` ends: before a registration number set after it, in
     brackets ("GARDENIA BAKERIES (KL) SDN BHD (139386 X)") or after its company form ("KING'S
     CONFECTIONERY S/B 273500-U (KSB)", "… S/B. (CO.NO. 1208604-T)"); else at the text's end,
-    its trailing spaces aside."""
+    its trailing spaces aside. A stamp's word set on the line ("YONG CEN ENTERPRISE POSTED")
+    is no part of the name either."""
+    if stamp := _STAMP.search(text):
+        text = text[: stamp.start()]
     if trailing := _TRAILING_ID.search(text):
         return trailing.start()
     for form in _legal_form().finditer(text):
@@ -188,16 +199,30 @@ def name_start(text: str) -> int:
     return lead.end() if lead and lead.end() < len(text) else len(text) - len(text.lstrip())
 
 
+_BRACKETED = re.compile(r"\([^()]*\)")  # "(M)", "(MALAYSIA)": where the company is
+
+
+_ID_TOKEN = re.compile(r"\b\d{5,}(?:\s?-\s?[A-Z]{1,3}|\s[A-Z])\b")  # a company number: "666770-U"
+
+
+def _unbracketed(text: str) -> str:
+    """``text`` with what it sets in brackets taken out, nested brackets too."""
+    while (bare := _BRACKETED.sub(" ", text)) != text:
+        text = bare
+    return text
+
+
 def _without_id(text: str) -> str:
     return text[: name_end(text)]
 
 
 def _name_like(text: str) -> bool:
     clean = _without_id(text).strip()
-    letters = sum(c.isalpha() for c in clean)
+    bare = _ID_TOKEN.sub(" ", _unbracketed(clean)).replace(" ", "")  # "(SUBANG JASA) 666770-U"
+    letters = sum(c.isalpha() for c in bare)
     return (
         letters >= 3
-        and letters >= 0.5 * len(clean.replace(" ", ""))
+        and letters >= 0.5 * len(bare)
         and not _TITLE.match(clean)
         and not _POLICY.search(clean)
         and not _CONTACT.search(clean)
@@ -236,9 +261,6 @@ def _company(text: str) -> bool:
     clean = _without_id(text).rstrip(" .,")
     forms = list(_legal_form().finditer(clean))
     return bool(forms) and not re.search(r"\w", clean[forms[-1].end() :])
-
-
-_BRACKETED = re.compile(r"\([^()]*\)")  # "(M)", "(MALAYSIA)": where the company is
 
 
 def _form_words(text: str) -> tuple[list[re.Match[str]], str]:
@@ -514,8 +536,11 @@ def _extent(lines: list[Line], row: _Row) -> tuple[float, float, float]:
 
 def _numbered(text: str) -> bool:
     """A line an address may start on: a number with words ("NO.3, JALAN SS21/39"), not a
-    number alone (an order's "264" over the merchant's name)."""
-    return bool(re.search(r"\d", text) and re.search(r"[A-Za-z]{2}", text))
+    number alone (an order's "264" over the merchant's name), nor one in brackets or a
+    company number beside a branch's name ("(TONYMOLY SHOP (95874))", "(SUBANG JASA)
+    666770-U"), which stand between a name and its address."""
+    bare = _ID_TOKEN.sub(" ", _unbracketed(text))
+    return bool(re.search(r"\d", bare) and re.search(r"[A-Za-z]{2}", bare))
 
 
 def _company_id(text: str) -> bool:
@@ -612,6 +637,12 @@ def read_issuer(lines: list[Line], cells: dict[int, list[Line]]) -> Issuer | Non
     end = start
     while end < len(texts) and not aside(texts[end]) and end - start < 6:
         end += 1
+    if (
+        start < end < len(texts)
+        and _POSTCODE_ALONE.match(texts[end])
+        and not any(_POSTCODE.search(t) for t in texts[start:end])
+    ):
+        end += 1  # "NO 1, JLN PJU 1A/4" / "47301"
     doubt = _address_doubt(rows, last, start, end) if start < end else ""
     if (
         start < end
