@@ -13,10 +13,11 @@ import pytest
 from receipt_cells import PLAIN, read, read_text, receipt, review
 
 from evidex.extractors.document import ParsedDocument, with_edges
+from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.llm.rules.ocr_text import misread
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
 from evidex.extractors.pipeline import extract_parsed
-from evidex.schemas import Status
+from evidex.schemas import Status, schema_from_json
 
 ADDRESS = [["NO 8, JALAN 1/118B, DESA TUN RAZAK"], ["56000 KUALA LUMPUR"]]
 TAIL = [["TEL: 03-9173 8800"], ["TOTAL", "RM 33.90"], ["CASH", "RM 50.00"], ["CHANGE", "RM 16.10"]]
@@ -581,3 +582,17 @@ def test_a_stamp_read_on_the_names_line_is_no_part_of_the_name() -> None:
     assert (company.value, company.status) == ("YONG CEN ENTERPRISE", Status.VERIFIED)
     assert company.quote == "YONG CEN ENTERPRISE"
 
+
+def test_an_address_under_the_buyers_heading_is_not_the_documents_but_the_buyers() -> None:
+    rows = [["ELKEN SERVICE SDN BHD (310184-X)"], *ADDRESS, ["TEL: 603-79859377"]]
+    rows += [["BILL TO : WONG PEI HAR"], ["ADDRESS : 2920/1, JALAN JINJANG INDAH 1,"], *TAIL[1:]]
+    address = read(receipt(rows)).fields["address"]
+    assert (address.value, address.line_start) == (
+        "NO 8, JALAN 1/118B, DESA TUN RAZAK 56000 KUALA LUMPUR",
+        2,
+    )
+    schema = schema_from_json(
+        {"type": "object", "properties": {"customer_address": {"type": "string"}}}
+    )
+    theirs = extract_parsed(receipt(rows), schema, llm=RulesBackend()).fields["customer_address"]
+    assert (theirs.value, theirs.line_start) == ("2920/1, JALAN JINJANG INDAH 1", 6)

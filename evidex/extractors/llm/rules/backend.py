@@ -380,10 +380,13 @@ class _Filler(LabelFinder, LayoutFinder, ReceiptFinder):
     def _by_block(self, spec: LeafSpec, hits: list[Hit]) -> list[Hit]:
         """Where parents compete (seller/buyer), a plain hit inside a block headed by one
         ("Customer VAT ID", "Bill to") belongs to that parent: kept and qualified for it,
-        dropped for the others."""
+        dropped for the others. A field of no parent is the document's own
+        (:meth:`_not_the_buyers`)."""
         parent, name = _split_path(spec.path)
         parents = {p.rsplit(".", 1)[-1] for p in self.parents[name] if p}
-        if not parent or len(parents) < 2:
+        if not parent:
+            return self._not_the_buyers(name, hits)
+        if len(parents) < 2:
             return hits
         heads = {p: label_regex(tuple(self._parent_words(p))) for p in sorted(parents)}
         own, kept = parent.rsplit(".", 1)[-1], []
@@ -394,6 +397,16 @@ class _Filler(LabelFinder, LayoutFinder, ReceiptFinder):
             elif owner == own:
                 kept.append(replace(hit, rank=(0, hit.rank[1]), qualified=True))
         return kept
+
+    def _not_the_buyers(self, name: str, hits: list[Hit]) -> list[Hit]:
+        """A field of no parent ("address", "company") means the document's own: a hit inside
+        a block headed by the buyer ("Bill to", "Customer") is left out where another hit
+        remains, unless the field's own name says the buyer's ("customer_address")."""
+        buyer = label_regex(tuple(self._parent_words("buyer")))
+        if buyer.search(field_words(name)):
+            return hits
+        own = [h for h in hits if h.qualified or self._owner(h.line, {"buyer": buyer}) is None]
+        return own or hits
 
     def _owner(self, line: Line, heads: dict[str, re.Pattern[str]]) -> str | None:
         """The parent whose heading starts this line or a line above it in the same block."""
