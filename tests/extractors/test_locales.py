@@ -92,6 +92,41 @@ def test_a_date_of_the_document_outweighs_the_places_it_names() -> None:
     assert settled.order == "mdy"
 
 
+@pytest.mark.parametrize(
+    ("lines", "order", "words"),
+    [
+        (["RABU, 10-05-2017 TIME : 21:51"], "dmy", "10 May 2017 is a Wednesday"),
+        (["Sat 03/10/2018 14:02"], "mdy", "10 March 2018 is a Saturday"),
+        (["Date 03/10/2018 Wed"], "dmy", "3 October 2018 is a Wednesday"),
+        (["Mittwoch, 03.10.18"], "dmy", "3 October 2018 is a Wednesday"),
+    ],
+)
+def test_a_weekday_printed_beside_a_date_settles_its_order(
+    lines: list[str], order: str, words: str
+) -> None:
+    settled = settle_order(lines)
+    assert settled.order == order
+    assert words in settled.reason and "beside its weekday" in settled.reason
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [["Mon 03/10/2018"], ["Date 03/10/2018"], ["Wed 05/05/2018"]],
+)
+def test_a_weekday_neither_reading_or_both_fall_on_settles_nothing(lines: list[str]) -> None:
+    assert settle_order(lines).order is None
+
+
+def test_a_weekday_sends_a_model_value_of_the_other_reading_to_review() -> None:
+    schema = schema_from_json({"type": "object", "properties": {"date": {"type": "string"}}})
+    quote = "RABU, 10-05-2017 TIME : 21:51"
+    for iso, status in (("2017-05-10", Status.VERIFIED), ("2017-10-05", Status.NEEDS_REVIEW)):
+        value = {"iso": iso, "original": "10-05-2017"}
+        leaf = {"value": value, "quote": quote, "line_start": 1, "line_end": 1, "page": 1}
+        field = verify_one(quote, schema, {"date": leaf})["date"]
+        assert field.status is status, field.reasons
+
+
 GLUED = [
     ("Nett Total: RM7.70", 7.70, "MYR"),
     ("7.70RM", 7.70, "MYR"),

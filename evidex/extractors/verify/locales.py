@@ -3,7 +3,9 @@
 ``02/12/2017`` is the 2nd of December in Kuala Lumpur and the 12th of February in Chicago. A
 reading is settled only by evidence in the same document, strongest first:
 
-1. **another date** in it that can only be read one way (``25/12/2018``: day first);
+1. **another date** in it that can only be read one way (``25/12/2018``: day first), else a
+   **weekday** printed beside a date that falls on it one way only (``RABU, 10-05-2017``: the
+   10th of May 2017 is a Wednesday, in Malay ``Rabu``; Babel's day names in every language);
 2. **where it is from**, each cue mapped to territories and each territory to the order its main
    language writes short dates in (CLDR, through Babel: ``ms_MY`` ``d/MM/yy`` is day first,
    ``en_US`` ``M/d/yy`` month first):
@@ -27,6 +29,7 @@ date to review, as before. Pure: the line texts in, an :class:`Order` out.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -357,9 +360,59 @@ def _date_cue(texts: Sequence[str]) -> Order | None:
     return Order(order, f"{_NAMES[order]}: the document also writes {shown}")
 
 
+@lru_cache(maxsize=1)
+def _weekdays() -> dict[str, int]:
+    """Every language's names of the days of the week, full and short, lower case, each to its
+    day (Monday 0): only names no two languages give different days ("rabu" is Wednesday in
+    Malay; "sab" is Saturday in one language and Sunday in another, so it is left out)."""
+    from babel import Locale, localedata
+
+    days: dict[str, set[int]] = {}
+    for name in localedata.locale_identifiers():
+        if "_" in name:
+            continue
+        for width in ("wide", "abbreviated"):
+            for day, text in Locale.parse(name).days["format"][width].items():
+                days.setdefault(text.lower().rstrip("."), set()).add(day)
+    return {text: next(iter(d)) for text, d in days.items() if len(d) == 1 and len(text) > 1}
+
+
+_WORD_BEFORE = re.compile(r"([^\W\d_]{2,})\W{0,3}$")
+_WORD_AFTER = re.compile(r"\W{0,3}([^\W\d_]{2,})")
+
+
+def _weekday_cue(texts: Sequence[str]) -> Order | None:
+    """Settled by a weekday printed beside an ambiguous date ("RABU, 10-05-2017"): the order
+    whose reading falls on that day, where the other does not."""
+    for text in texts:
+        for m in _NUMERIC.finditer(text):
+            a, b, year = int(m[1]), int(m[3]), int(m[4])
+            if not (a <= 12 and b <= 12 and a != b):
+                continue
+            words = (_WORD_BEFORE.search(text, 0, m.start()), _WORD_AFTER.match(text, m.end()))
+            named = [(w[1], _weekdays().get(w[1].lower())) for w in words if w]
+            word, day = next(((w, d) for w, d in named if d is not None), ("", None))
+            if day is None:
+                continue
+            year += 2000 if year < 100 else 0
+            try:
+                first, second = dt.date(year, b, a), dt.date(year, a, b)
+            except ValueError:
+                continue
+            if (first.weekday() == day) == (second.weekday() == day):
+                continue
+            order, read = ("dmy", first) if first.weekday() == day else ("mdy", second)
+            return Order(
+                order,
+                f"{_NAMES[order]}: the document prints {m.group()} beside its weekday "
+                f"({word}), and {read:%-d %B %Y} is a {read:%A}",
+            )
+    return None
+
+
 def settle_order(texts: Sequence[str]) -> Order:
     """The day/month order of the document's numeric dates, and the evidence that settles it."""
-    dated = _date_cue(texts)
+    dated = _date_cue(texts) or _weekday_cue(texts)
     if dated is not None:
         return dated
     cues: list[Cue] = []
