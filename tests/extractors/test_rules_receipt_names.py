@@ -596,3 +596,51 @@ def test_an_address_under_the_buyers_heading_is_not_the_documents_but_the_buyers
     )
     theirs = extract_parsed(receipt(rows), schema, llm=RulesBackend()).fields["customer_address"]
     assert (theirs.value, theirs.line_start) == ("2920/1, JALAN JINJANG INDAH 1", 6)
+
+
+# -- a name with something printed beside or over it ------------------------------------------
+
+
+def test_a_brand_set_right_over_the_company_in_its_type_sends_the_name_to_review() -> None:
+    rows = [["AMPANG 210"], ["FIRST CITY PARKING SDN BHD"], ["(123456-X)"], *ADDRESS, *TAIL]
+    company = read(receipt(rows)).fields["company"]
+    assert (company.value, company.line_start) == ("FIRST CITY PARKING SDN BHD", 2)
+    review(company, "line 1 right above the name ('AMPANG 210')", "same type")
+
+
+def _taller(document: ParsedDocument, line: int, by: float) -> ParsedDocument:
+    """``document`` with line ``line`` (0-based) set in type ``by`` times as tall, its foot
+    where it was."""
+    lines = document.lines.copy()
+    height = lines.loc[line, "y1"] - lines.loc[line, "y0"]
+    lines.loc[line, "y0"] = lines.loc[line, "y1"] - by * height
+    return replace(document, lines=lines)
+
+
+def test_a_logo_in_larger_type_or_a_line_a_gap_above_leaves_the_name_verified() -> None:
+    rows = [["AMPANG 210"], ["FIRST CITY PARKING SDN BHD"], ["(123456-X)"], *ADDRESS, *TAIL]
+    logo = read(_taller(receipt(rows), 0, 2.0)).fields["company"]
+    assert (logo.value, logo.status) == ("FIRST CITY PARKING SDN BHD", Status.VERIFIED)
+    spaced = read(receipt([rows[0], [""], *rows[1:]])).fields["company"]
+    assert (spaced.value, spaced.status) == ("FIRST CITY PARKING SDN BHD", Status.VERIFIED)
+
+
+def test_a_text_files_line_over_the_name_has_no_type_to_compare() -> None:
+    text = "AMPANG 210\nFIRST CITY PARKING SDN BHD\n(123456-X)\n"
+    text += "NO 8, JALAN 1/118B, DESA TUN RAZAK\n56000 KUALA LUMPUR\n"
+    result = read_text(text + "TEL: 03-9173 8800\nTOTAL: 33.90\n")
+    company = result.fields["company"]
+    assert (company.value, company.status) == ("FIRST CITY PARKING SDN BHD", Status.VERIFIED)
+
+
+def test_a_piece_of_the_names_row_read_out_of_order_sends_the_name_to_review() -> None:
+    # OCR read "3 &" of "B & BEST RESTAURANT" apart, a speck from lower down between them
+    address = [["NO 8, JALAN 1/118B,", "DESA TUN RAZAK"], ["56000 KUALA LUMPUR"]]
+    rows = [["3", "&", "BEST RESTAURANT"], ["(001610235-P)"], *address, *TAIL]
+    document = receipt(rows)
+    order = [0, 1, len(document.lines) - 1, *range(2, len(document.lines) - 1)]
+    lines = document.lines.iloc[order].reset_index(drop=True)
+    lines["line"] = range(1, len(lines) + 1)
+    company = read(replace(document, lines=lines)).fields["company"]
+    assert (company.value, company.line_start) == ("BEST RESTAURANT", 4)
+    review(company, "OCR read '&' (line 2) on the name's row apart from it")

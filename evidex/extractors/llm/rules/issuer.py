@@ -17,7 +17,10 @@ at the first phone, ``Label: value`` line or policy under a name, so a line prin
 ("RM RM" over the items) is no name either; an address read after such a line, or after a
 title, is in doubt, since the merchant's own address lines may be the ones lost. A till centres
 its header: a name read by OCR whose centre stands off the one the rows under it share has lost
-a word on one side (one the engine did not read, or a photo cut off), and is in doubt.
+a word on one side (one the engine did not read, or a photo cut off), and is in doubt, as is a
+name a piece of whose row OCR read apart from it. A line right over the name in the same size
+of type, with no company form, may be a brand or a branch ("AMPANG 210") or the name's first
+line ("WESTERN EASTERN" / "STATIONERY SDN BHD"): the name is then in doubt too.
 
 A name too long for the paper runs over two lines, its company form on the lower one
 ("POPULAR BOOK" / "CO. (M) SDN BHD"): a line that is only a company form (with where the
@@ -123,7 +126,9 @@ _POSTCODE = re.compile(r"(?<![\d/-])\d{4,6}(?![\d/-])")
 _LABELLED = re.compile(r"(?i)^\W*(?!no\b)[a-z][^:\d]{2,29}:\s*\S")
 _TRAILING_ID = re.compile(r"\s*\(\s*[A-Z]{0,3}\d{4,}[\dA-Z-]*(?:\s[A-Z])?\)\s*$")
 # an office's stamp over the print, read on the name's line
-_STAMP = re.compile(r"(?i)(?<=\w)\s+(?:posted|paid|duplicate|reprint(?:ed)?|void|cancell?ed)\W*$")
+_STAMP_WORDS = r"(?:posted|paid|duplicate|reprint(?:ed)?|void|cancell?ed)"
+_STAMP = re.compile(rf"(?i)(?<=\w)\s+{_STAMP_WORDS}\W*$")
+_STAMP_ALONE = re.compile(rf"(?i)^\W*{_STAMP_WORDS}\W*$")  # "POSTED" over the name: no name
 _CODE = re.compile(r"\s*\([A-Z][A-Z\d]{0,3}\)\s*$")  # a branch's code after an id: "(KJ1)"
 
 
@@ -230,6 +235,7 @@ def _name_like(text: str) -> bool:
         and not find_dates(clean)
         and not _form_only(clean)
         and not _street(clean)
+        and not _STAMP_ALONE.match(clean)
     )
 
 
@@ -525,6 +531,57 @@ def _off_axis(rows: list[_Row], lines: list[Line], first: int, last: int) -> str
     return ""
 
 
+def _apart(rows: list[_Row], cells: dict[int, list[Line]], first: int, last: int) -> str:
+    """Why the name on ``rows[first..last]`` may be missing a piece, or ``""``: OCR read a
+    word or a mark printed on the name's row ("B &" of "B & BEST RESTAURANT") apart from it,
+    out of the line table's order, so it is not in the name. An id, a phone or a date beside
+    the name is no piece of it."""
+    inside = range(rows[first].first, rows[last].last + 1)
+    apart = {
+        cell.no: cell.text.strip()
+        for i in inside
+        for cell in cells.get(i, [])
+        if cell.index not in inside
+        and re.search(r"[^\W\d_]|&", cell.text)
+        and not aside(cell.text)
+        and not _closing(cell.text)
+    }
+    if not apart:
+        return ""
+    shown = ", ".join(f"{t!r} (line {no})" for no, t in sorted(apart.items()))
+    return (
+        f"OCR read {shown} on the name's row apart from it: the name may run on into it, so "
+        "check it against the image"
+    )
+
+
+_SAME_TYPE = (0.8, 1.25)  # line heights of one size of type, the name's to the one above
+
+
+def _set_above(rows: list[_Row], lines: list[Line], first: int) -> str:
+    """Why the name starting on ``rows[first]`` may start on the row above, or ``""``: a name
+    printed right over it (less than half a line between) in the same size of type, with no
+    company form of its own, is a brand or a branch set over the company ("AMPANG 210" / "FIRST
+    CITY PARKING SDN BHD") or the name's own first line ("WESTERN EASTERN" / "STATIONERY SDN
+    BHD"), and the print does not say which."""
+    if not first or not _name_like(rows[first - 1].text) or _company(rows[first - 1].text):
+        return ""
+    if _lower_case(rows[first - 1].text):
+        return ""
+    height, above = _extent(lines, rows[first])[2], _extent(lines, rows[first - 1])[2]
+    top = min(c.y0 for c in lines[rows[first].first : rows[first].last + 1])
+    foot = max(c.y1 for c in lines[rows[first - 1].first : rows[first - 1].last + 1])
+    if not (height and above) or not _SAME_TYPE[0] <= above / height <= _SAME_TYPE[1]:
+        return ""
+    if not top - foot < 0.5 * height:
+        return ""
+    return (
+        f"line {rows[first - 1].no} right above the name ({rows[first - 1].text.strip()!r}) is "
+        "set in the same type: a brand or a branch printed over the company, or the first line "
+        "of its name; check which the merchant's name is"
+    )
+
+
 def _extent(lines: list[Line], row: _Row) -> tuple[float, float, float]:
     """A printed row's left and right edge and its (tallest) line height, a slip's number
     printed before a name ("#000002") aside."""
@@ -583,9 +640,13 @@ def _address_start(texts: list[str]) -> int | None:
             return address
 
 
-def read_issuer(lines: list[Line], cells: dict[int, list[Line]]) -> Issuer | None:
+def read_issuer(
+    lines: list[Line], cells: dict[int, list[Line]], typeset: bool = True
+) -> Issuer | None:
     """The issuer block at the top of the first page of ``lines`` (``cells``: each line's row,
-    :func:`.payment.row_cells`), or None when the top holds no name."""
+    :func:`.payment.row_cells`), or None when the top holds no name. ``typeset``: whether the
+    lines' boxes are the print's (a plain text file's are made up, so no size of type is
+    compared)."""
     page = [r for r in lines[: 4 * _TOP_LINES] if r.page == lines[0].page]
     rows = printed_rows(page, cells)[:_TOP_LINES]
     texts = [r.text for r in rows]
@@ -632,7 +693,12 @@ def read_issuer(lines: list[Line], cells: dict[int, list[Line]]) -> Issuer | Non
             "stamp writes a person's name on a slip, not as a till prints a merchant's: check "
             "that it is the merchant"
         )
-    name_doubt = name_doubt or _off_axis(rows, page, first, last)
+    name_doubt = (
+        name_doubt
+        or _off_axis(rows, page, first, last)
+        or _apart(rows, cells, first, last)
+        or (_set_above(rows, page, first) if typeset else "")
+    )
     start = address if address is not None and address > last else len(texts)
     end = start
     while end < len(texts) and not aside(texts[end]) and end - start < 6:

@@ -80,6 +80,8 @@ class Lines:
             size, x0, x1, y0, y1, conf = map(_num, rest)
             text = str(text).replace("\n", " ")
             self.rows.append(Line(i, int(no), int(page), text, size, x0, x1, y0, y1, conf, edge))
+        # whether the lines' boxes and sizes are the print's: a plain text file's are made up
+        self.typeset = document.parser != "text"
         self.joined = "\n".join(line.text for line in self.rows)
         self.lower = self.joined.lower()
         self.starts: list[int] = []

@@ -31,7 +31,12 @@ where the slip points two ways, carries a ``doubt`` (:mod:`.match`) that sends i
   name and the address could belong to either, or when lines follow the one that ends in its
   region or country (a branch's or a mall's name: "41150 KLANG, SELANGOR" / "1132-PK SS6");
 * the merchant read by OCR: in doubt when it stands off the centre the header's rows under it
-  share (a word lost on one side, :mod:`.issuer`);
+  share (a word lost on one side, :mod:`.issuer`), or when a piece of its row was read apart
+  from it ("B &" of "B & BEST RESTAURANT");
+* the merchant: in doubt when a line with no company form stands right over it in the same
+  size of type ("AMPANG 210" / "FIRST CITY PARKING SDN BHD"): a brand or a branch set over
+  the company, or the first line of its name, and the print does not say which (a plain text
+  file has no type to compare);
 * the merchant and the address read by OCR: in doubt when their text shows a misreading (a zero
   between letters, a letter O in a number, a CJK mark, letters spaced apart:
   :func:`.ocr_text.misread`), or when the engine read one of their lines with less confidence
@@ -154,7 +159,7 @@ class ReceiptFinder:
     def _issuer(self) -> Issuer | None:
         """The issuer block at the top of the first page, or None when the top holds no name."""
         if not hasattr(self, "_issuer_cache"):
-            self._issuer_cache = read_issuer(self.lines.rows, self._cells())
+            self._issuer_cache = read_issuer(self.lines.rows, self._cells(), self.lines.typeset)
         return self._issuer_cache
 
     def _quote_rows(self, first: int, last: int, caveat: str, trim_id: bool = False) -> Hit:
