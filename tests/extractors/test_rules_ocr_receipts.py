@@ -188,6 +188,24 @@ def test_a_tills_run_together_date_is_a_date(text: str, iso: str) -> None:
     assert [d.value["iso"] for d in find_dates(text)] == [iso]
 
 
+@pytest.mark.parametrize(
+    ("text", "iso"),
+    [
+        ("02/JAN/2017 10:49:25", "2017-01-02"),
+        ("24-MAR-2018 03:44:22 PM", "2018-03-24"),
+        ("30 DEC 17", "2017-12-30"),
+        ("2003 CLOSED 24 MAR 18 09:58:26 PM", "2018-03-24"),
+    ],
+)
+def test_a_tills_day_month_name_and_year_are_a_date(text: str, iso: str) -> None:
+    assert [d.value["iso"] for d in find_dates(text)] == [iso]
+
+
+@pytest.mark.parametrize("text", ["12 Mar 18:30", "1-Mar/18", "24 MAR 183"])
+def test_a_month_name_before_a_time_or_mixed_separators_is_no_date(text: str) -> None:
+    assert find_dates(text) == []
+
+
 def test_a_run_together_date_line_ends_the_address() -> None:
     rows = [["UNIHAKKA INTERNATIONAL SDN BHD"], ["05Mar201818:24"], ["(867388-U)"]]
     rows += [["12, JALAN TAMPOI 7/4, 81200 JOHOR BAHRU"], ["TAX INVOICE"], ["TOTAL", "8.20"]]

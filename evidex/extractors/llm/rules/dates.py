@@ -1,6 +1,7 @@
 """Dates as documents write them: ``2026-03-15``, ``15.03.2026``, ``03/15/2026``, ``9/4/12``,
 ``15 March 2026``, ``March 15, 2026``, ``the 11th day of January, 2012``, ``March 2026``, and
-a till's ``05Mar2018`` (or ``12Mar 2018``, as an OCR engine reads "12 Mar 2018" now and then).
+a till's ``05Mar2018`` (or ``12Mar 2018``, as an OCR engine reads "12 Mar 2018" now and then),
+``02/JAN/2017``, ``24-MAR-2018`` and ``30 DEC 17``.
 
 The grammar below recognises each written form and names its parts, so the date is computed
 from those parts with :mod:`datetime` (which also rejects impossible dates such as 30 February).
@@ -58,6 +59,10 @@ DATE_TEXT = (
     # "05Mar2018", "12 Mar2018", "10Mar201818:24": a till's date run together (before a time)
     r"|(?<!\d)(?P<dmy>(?P<d7>\d{1,2})\s?(?P<m7>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
     r"(?P<y7>\d{4}))(?=\d{1,2}:\d{2}|\D|$)"
+    # "02/JAN/2017", "24-MAR-2018", "30 DEC 17": a till's day, month name and year, one
+    # separator throughout (a two-digit year not followed by a time's colon)
+    rf"|(?<!\d)(?P<dny>(?P<d8>\d{{1,2}})(?P<s8>[/-]|\s)(?P<m8>{_MONTH})\.?(?P=s8)"
+    r"(?P<y8>\d{4}|\d{2}(?![\d:])))"
 )
 DATE = re.compile("(?i)" + DATE_TEXT)
 _TIME = re.compile(r"\d{1,2}:\d{2}")
@@ -90,6 +95,8 @@ def _parts(m: re.Match[str]) -> tuple[int, int, int, str] | None:
         return int(m["y5"]), _month(m["m5"]), int(m["d5"]), ""
     if m["dmy"]:
         return int(m["y7"]), _month(m["m7"]), int(m["d7"]), ""
+    if m["dny"]:
+        return _year(m["y8"]), _month(m["m8"]), int(m["d8"]), ""
     if m["my"]:
         return int(m["y6"]), _month(m["m6"]), 1, MONTH_ONLY
     return None
