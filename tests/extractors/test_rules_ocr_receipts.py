@@ -195,13 +195,14 @@ def test_a_tills_run_together_date_is_a_date(text: str, iso: str) -> None:
         ("24-MAR-2018 03:44:22 PM", "2018-03-24"),
         ("30 DEC 17", "2017-12-30"),
         ("2003 CLOSED 24 MAR 18 09:58:26 PM", "2018-03-24"),
+        ("DATE : 2018/02/22 13 : 34 : 14", "2018-02-22"),
     ],
 )
 def test_a_tills_day_month_name_and_year_are_a_date(text: str, iso: str) -> None:
     assert [d.value["iso"] for d in find_dates(text)] == [iso]
 
 
-@pytest.mark.parametrize("text", ["12 Mar 18:30", "1-Mar/18", "24 MAR 183"])
+@pytest.mark.parametrize("text", ["12 Mar 18:30", "1-Mar/18", "24 MAR 183", "MI11/3-21 - 12/480"])
 def test_a_month_name_before_a_time_or_mixed_separators_is_no_date(text: str) -> None:
     assert find_dates(text) == []
 

@@ -50,9 +50,11 @@ _DAY = r"(?P<{}>\d{{1,2}})(?:st|nd|rd|th)?\.?"
 _YEAR_SEP = r"(?:\s*,\s*|\s+)"  # "May 5, 2010", "May 5 , 2010" (a PDF's spacing), "May 5,2010"
 # The date grammar, also embedded in the contract sentences (``clauses.py``).
 DATE_TEXT = (
-    r"(?<!\d)(?P<ymd>(?P<y1>\d{4})-(?P<m1>\d{1,2})-(?P<d1>\d{1,2}))"
+    r"(?<!\d)(?P<ymd>(?P<y1>\d{4})(?P<s1>[-/])(?P<m1>\d{1,2})(?P=s1)(?P<d1>\d{1,2}))"
     r"|(?P<dot>(?P<d2>\d{1,2})\.(?P<m2>\d{1,2})\.(?P<y2>\d{4}|\d{2}))"
-    r"|(?P<sl>(?P<a3>\d{1,2})[/-](?P<b3>\d{1,2})[/-](?P<y3>\d{4}|\d{2}(?!\d)))"
+    # "02/12/2017", "16-03-18": one separator throughout ("11/3-21" is an item's code), and
+    # no more digits before it ("2018/02/22" is read whole, above)
+    r"|(?<!\d)(?P<sl>(?P<a3>\d{1,2})(?P<s3>[/-])(?P<b3>\d{1,2})(?P=s3)(?P<y3>\d{4}|\d{2}(?!\d)))"
     rf"|(?P<dm>{_DAY.format('d4')}(?:\s+(?:day\s+of\s+|of\s+)?|(?=[a-z]))(?P<m4>{_MONTH})\.?{_YEAR_SEP}(?P<y4>\d{{4}}))"
     rf"|(?P<md>(?P<m5>{_MONTH})\.?\s+{_DAY.format('d5')}{_YEAR_SEP}(?P<y5>\d{{4}}))"
     rf"|(?P<my>(?P<m6>{_MONTH})\.?,?\s+(?P<y6>\d{{4}}))(?!\d)"
