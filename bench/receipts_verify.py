@@ -230,11 +230,12 @@ def holding_lines(texts: list[str], value: str, last: bool = False) -> tuple[int
 
 def true_iso(written: str) -> str | None:
     """What a SROIE date means: day first unless the digits say month first (these receipts
-    are Malaysian); ``20180304`` as year, month, day; ``05 MAR 2018`` by its month name."""
+    are Malaysian); ``20180304`` and ``2018/03/04`` as year, month, day; ``05 MAR 2018`` and
+    ``05-MAR-2018`` by its month name."""
     months = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"]
-    if m := re.fullmatch(r"(\d{4})-?(\d{2})-?(\d{2})", written):
+    if m := re.fullmatch(r"(\d{4})[-/]?(\d{2})[-/]?(\d{2})", written):
         y, mo, d = int(m[1]), int(m[2]), int(m[3])
-    elif m := re.fullmatch(r"(\d{1,2})\s+([A-Z]{3})\s+(\d{2,4})", written.upper()):
+    elif m := re.fullmatch(r"(\d{1,2})[\s/-]+([A-Z]{3})[\s/-]+(\d{2,4})", written.upper()):
         y, mo, d = int(m[3]), months.index(m[2]) + 1, int(m[1])
     elif m := re.fullmatch(r"(\d{1,2})[/.-](\d{1,2})[/.-](\d{2,4})", written):
         a, b, y = int(m[1]), int(m[2]), int(m[3])

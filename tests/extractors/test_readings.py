@@ -49,6 +49,11 @@ def test_other_phrasings_are_left_to_dateparser(phrase: str) -> None:
         ("30 DEC 17 18:40:57", {dt.date(2017, 12, 30)}),
         ("12-Mar-18", {dt.date(2018, 3, 12)}),
         ("DATE/TIME : 20180428/191204", {dt.date(2018, 4, 28)}),
+        # a month's name between slashes or hyphens, a year first with slashes
+        ("05-AUG-2017", {dt.date(2017, 8, 5)}),
+        ("02/JAN/2017 10:49:25", {dt.date(2017, 1, 2)}),
+        ("DATE : 2018/02/22 13 : 34 : 14", {dt.date(2018, 2, 22)}),
+        ("05-AUG/2017", set()),
         # a quantity and a price, a number too long for a date: no date
         ("3 PCS 12", set()),
         ("1 MAY 17.50", set()),

@@ -131,7 +131,7 @@ _WRITTEN = [
     re.compile(rf"\b{_MONTH_WORD}\s+\d{{1,2}}(?:st|nd|rd|th)?{_YEAR_SEP}\d{{4}}\b"),
     re.compile(rf"\b{_MONTH_WORD}\s+\d{{4}}\b"),
 ]
-_ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
+_ISO_DATE = re.compile(r"\b(\d{4})([-/])(\d{1,2})\2(\d{1,2})\b")  # "2018-02-22", "2018/02/22"
 # ISO's basic form, as a till prints it beside the time ("20180428/191204"): this century only
 _ISO_BASIC = re.compile(r"(?<![\d.,])(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?![\d.,])")
 _NUMERIC = re.compile(r"\b(\d{1,2})[./-](\d{1,2})[./-](\d{4}|\d{2})\b")
@@ -212,10 +212,14 @@ def open_dates(
     import dateparser
 
     found, open_order, decided = _numeric_dates(text, order)
-    for m in (*_ISO_DATE.finditer(text), *_ISO_BASIC.finditer(text)):
+    for m in _ISO_DATE.finditer(text):
+        found.add(_date(int(m[1]), int(m[3]), int(m[4])))
+    for m in _ISO_BASIC.finditer(text):
         found.add(_date(int(m[1]), int(m[2]), int(m[3])))
     for m in _short_year().finditer(text):
         found.add(_date(2000 + int(m[3]), EN_MONTHS[m[2].lower()[:3]], int(m[1])))
+    for m in _month_between().finditer(text):
+        found.add(_date(int(m[4]), EN_MONTHS[m[3].lower()[:3]], int(m[1])))
     for m in _MONTH_YEAR.finditer(text):
         month, year = (m[1], m[2]) if m[1] else (m[4], m[3])
         found.add(_date(int(year), int(month), 1))
@@ -252,6 +256,14 @@ def _short_year() -> re.Pattern[str]:
     prints them ("30 DEC 17", "12-Mar-18"); never a time's or a figure's digits after it."""
     months = "|".join(sorted(EN_MONTHS, key=len, reverse=True))
     return re.compile(rf"(?i)(?<![\w.])(\d{{1,2}})[\s-]*({months})\.?[\s-]*(\d{{2}})(?![\d:.,/-])")
+
+
+@lru_cache(maxsize=1)
+def _month_between() -> re.Pattern[str]:
+    """A day, an English month's name or its three letters and a four-digit year, one slash or
+    hyphen between each ("05-AUG-2017", "02/JAN/2017")."""
+    months = "|".join(sorted(EN_MONTHS, key=len, reverse=True))
+    return re.compile(rf"(?i)(?<![\w.])(\d{{1,2}})([/-])({months})\.?\2(\d{{4}})(?!\d)")
 
 
 _EN_DMY = re.compile(r"(\d{1,2})\s+([A-Za-z]+)\.?(?:\s*,\s*|\s+)(\d{4})")
