@@ -644,3 +644,20 @@ def test_a_piece_of_the_names_row_read_out_of_order_sends_the_name_to_review() -
     company = read(replace(document, lines=lines)).fields["company"]
     assert (company.value, company.line_start) == ("BEST RESTAURANT", 4)
     review(company, "OCR read '&' (line 2) on the name's row apart from it")
+
+
+def test_a_line_holding_a_tax_id_is_no_name() -> None:
+    rows = [["MR. DAKGALBI SOLARIS"], ["BRN GST No. 000417619968 President: Kang"], *ADDRESS]
+    company = read(receipt([*rows, *TAIL])).fields["company"]
+    assert (company.value, company.status) == ("MR. DAKGALBI SOLARIS", Status.VERIFIED)
+
+
+def test_an_id_after_a_name_over_two_lines_is_cut_from_it() -> None:
+    rows = [["POPULAR BOOK"], ["CO. (M) SDN BHD (113825-W)"], *ADDRESS, *TAIL]
+    company = read(receipt(rows)).fields["company"]
+    assert (company.value, company.line_start, company.line_end) == (
+        "POPULAR BOOK CO. (M) SDN BHD",
+        1,
+        2,
+    )
+    assert company.quote == "POPULAR BOOK CO. (M) SDN BHD"

@@ -236,6 +236,7 @@ def _name_like(text: str) -> bool:
         and not _form_only(clean)
         and not _street(clean)
         and not _STAMP_ALONE.match(clean)
+        and not _TAX_ID_NUMBER.search(clean)  # "BRN GST No. 000417619968 President: Kang"
     )
 
 

@@ -176,6 +176,8 @@ class ReceiptFinder:
         joined = " ".join(r.text for r in rows[first : last + 1])
         start = len(rows[first].text) - len(rows[first].text.lstrip())
         end = len(joined.rstrip())
+        if trim_id:  # "… T.A.S LEISURE SDN BHD (256864-P)": the id after the name's last line
+            end = len(joined) - len(rows[last].text) + name_end(rows[last].text)
         value = tidied(joined[start:end]) if ocr else joined[start:end]
         match = Match(start, end, value, caveat)
         return Hit((3, -1), rows[first], match, (start, end), False, last, joined)
