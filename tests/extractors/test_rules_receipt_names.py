@@ -197,18 +197,31 @@ def test_an_address_that_starts_with_its_postcode_under_a_doubtful_name_goes_to_
     rows += [["41150 KLANG, SELANGOR"], ["GST ID NO : 000181747712"], *TAIL[1:]]
     address = read(receipt(rows)).fields["address"]
     assert address.value == "41150 KLANG, SELANGOR"
-    review(address, "the address starts with a postcode (line 4)")
+    # the estate's line ("TAMAN BERKELEY") is no name, so it stands between name and address
+    review(address, "line 3 between the merchant's name and its address")
 
 
 # -- the merchant's lines lost to OCR ----------------------------------------------------------
 
 
 @pytest.mark.parametrize(
-    "top", [["NO: 28, JALAN ASTANA 1C,"], ["K3-113,JL IBRAHIM SULTAN"], ["DAMANSARA UTAMA,"]]
+    "top",
+    [
+        ["NO: 28, JALAN ASTANA 1C,"],
+        ["K3-113,JL IBRAHIM SULTAN"],
+        ["DAMANSARA UTAMA,"],
+        ["TAMAN BERKELEY"],
+        ["JALAN KAPAR, MUKIM KAPAR"],
+        ["LOT PTD 101051"],
+        ["221B BAKER STREET"],
+        ["CO. NO. 373665-A"],
+        ["COMPANY NO"],
+    ],
 )
 def test_an_address_line_left_at_the_top_is_never_the_merchant(top: list[str]) -> None:
-    """OCR lost the name: the address's first line, a house number closed by a comma or a line
-    run on by one, is no name."""
+    """OCR lost the name: the address's first line (a house number closed by a comma, a line
+    run on by one, a street's, an estate's or a plot's word) or an id and its label alone are
+    no name."""
     rows = [top, ["41050 KLANG SELANGOR"], ["TEL: 03-3343 1234"], *TAIL[1:]]
     company = read(receipt(rows)).fields["company"]
     assert (company.value, company.status) == (None, Status.NOT_FOUND)

@@ -12,7 +12,9 @@ address is the block's lines under the name up to the first registration, phone 
 
 Where OCR lost a line of the block, what is left must not pass for it. A line shaped as an
 address's ("NO: 28, JALAN ASTANA 1C,": a house number closed by a comma, or a comma that runs
-the line on) is never a name, so an address whose name was lost is no merchant. The block ends
+the line on; a street's, an estate's or a plot's word, "TAMAN BERKELEY", "BAKER STREET") is
+never a name, nor is an id or its label alone ("COMPANY NO"), so an address whose name was
+lost is no merchant. The block ends
 at the first phone, ``Label: value`` line or policy under a name, so a line printed after it
 ("RM RM" over the items) is no name either; an address read after such a line, or after a
 title, is in doubt, since the merchant's own address lines may be the ones lost. A till centres
@@ -117,6 +119,7 @@ _TAX_ID_NUMBER = re.compile(
     rf"(?i)\b(?:{_TAX_WORDS}|brn|roc)\b[\s.:#-]*"
     r"(?:(?:reg(?:istration)?|id|n[o0])\b\.?[\s.:#-]*)*(?:\d{6,}|$)"
 )
+_LABEL_ALONE = re.compile(rf"(?i)^\W*(?:{_ID_LABEL}{_ID_KIND})+\W*$")
 _LABELLED_ID = re.compile(rf"(?i)(?<![a-z]){_ID_LABEL}(?![a-z])")
 _ID_DIGITS = 5  # an id with no label ("002570632-X") gives this many digits or more
 # a number of four to six digits alone on its line ("47301"): the postcode of an address that
@@ -237,11 +240,21 @@ def _name_like(text: str) -> bool:
         and not _street(clean)
         and not _STAMP_ALONE.match(clean)
         and not _TAX_ID_NUMBER.search(clean)  # "BRN GST No. 000417619968 President: Kang"
+        and not _registration(clean)  # "CO. NO. 373665-A"
+        and not _LABEL_ALONE.match(clean)  # "COMPANY NO", its number on the next line
     )
 
 
 # a house number closed by a comma ("28, JALAN", "115G,", "K3-113,JL") or a comma at the end
 _STREET = re.compile(r"\d[A-Za-z]?\s*,|,\s*$")
+# the word a street, an estate or a plot is named by: first in Malay ("JALAN KAPAR", "TAMAN
+# BERKELEY", "LOT PTD 101051"), last in English ("HIGH STREET", "JALAN" aside)
+_STREET_FIRST = re.compile(
+    r"(?i)^\W*(?:jalan|jln|lorong|lrg|taman|tmn|persiaran|lebuhraya|mukim|kampung|kg|lot)\b\.?\s+\w"
+)
+_STREET_LAST = re.compile(
+    r"(?i)\s(?:street|road|rd|avenue|ave|lane|boulevard|blvd|highway|hwy)\.?,?\s*$"
+)
 
 
 def _street(text: str) -> bool:
@@ -252,7 +265,8 @@ def _street(text: str) -> bool:
     where OCR lost the merchant's line, the address's lines are what stand at the top."""
     clean = _without_id(text)
     placed = "," in clean and ends_in_place(clean)  # "KLANG SELANGOR D.E, MALAYSIA"
-    return bool(_STREET.search(clean) or placed) and not _company(text)
+    named = _STREET_FIRST.match(clean) or _STREET_LAST.search(clean)
+    return bool(_STREET.search(clean) or placed or named) and not _company(text)
 
 
 def _lower_case(text: str) -> bool:
