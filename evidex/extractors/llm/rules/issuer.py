@@ -247,10 +247,13 @@ def _name_like(text: str) -> bool:
 
 # a house number closed by a comma ("28, JALAN", "115G,", "K3-113,JL") or a comma at the end
 _STREET = re.compile(r"\d[A-Za-z]?\s*,|,\s*$")
-# the word a street, an estate or a plot is named by: first in Malay ("JALAN KAPAR", "TAMAN
-# BERKELEY", "LOT PTD 101051"), last in English ("HIGH STREET", "JALAN" aside)
+# the word a street, an estate, a town or a plot is named by: first in Malay ("JALAN KAPAR",
+# "TAMAN BERKELEY", "BANDAR BARU PERMAS", "LOT PTD 101051"), last in English ("HIGH STREET");
+# a floor, a level or a unit ("3RD FLR, AEON TAMAN MALURI SC", "LEVEL 6, BANGUNAN TH")
 _STREET_FIRST = re.compile(
-    r"(?i)^\W*(?:jalan|jln|lorong|lrg|taman|tmn|persiaran|lebuhraya|mukim|kampung|kg|lot)\b\.?\s+\w"
+    r"(?i)^\W*(?:(?:jalan|jln|lorong|lrg|taman|tmn|bandar|persiaran|lebuhraya|mukim|kampung|kg|"
+    r"lot)\b\.?\s+\w|(?:\d+(?:st|nd|rd|th)|ground|g|lg|ug)\s*(?:flr|floor|fl)\b|"
+    r"(?:level|lvl|unit|suite|blk|block)\s*[\w-]*\d)"
 )
 _STREET_LAST = re.compile(
     r"(?i)\s(?:street|road|rd|avenue|ave|lane|boulevard|blvd|highway|hwy)\.?,?\s*$"
