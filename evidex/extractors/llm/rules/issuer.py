@@ -11,18 +11,17 @@ address is the block's lines under the name up to the first registration, phone 
 (never a line that ends in a company form, ``7-ELEVEN MALAYSIA SDN BHD``).
 
 Where OCR lost a line of the block, what is left must not pass for it. A line shaped as an
-address's ("NO: 28, JALAN ASTANA 1C,": a house number closed by a comma, or a comma that runs
-the line on; a street's, an estate's or a plot's word, "TAMAN BERKELEY", "BAKER STREET") is
-never a name, nor is an id or its label alone ("COMPANY NO"), so an address whose name was
-lost is no merchant. The block ends
-at the first phone, ``Label: value`` line or policy under a name, so a line printed after it
-("RM RM" over the items) is no name either; an address read after such a line, or after a
-title, is in doubt, since the merchant's own address lines may be the ones lost. A till centres
-its header: a name read by OCR whose centre stands off the one the rows under it share has lost
-a word on one side (one the engine did not read, or a photo cut off), and is in doubt, as is a
-name a piece of whose row OCR read apart from it. A line right over the name in the same size
-of type, with no company form, may be a brand or a branch ("AMPANG 210") or the name's first
-line ("WESTERN EASTERN" / "STATIONERY SDN BHD"): the name is then in doubt too.
+address's ("NO: 28, JALAN ASTANA 1C,": a house number closed by a comma, or a comma that runs the
+line on; a street's, an estate's or a plot's word, "TAMAN BERKELEY", "BAKER STREET") is never a
+name, nor is an id or its label alone ("COMPANY NO"), so an address whose name was lost is no
+merchant. The block ends at the first phone, ``Label: value`` line or policy under a name, so a
+line printed after it ("RM RM" over the items) is no name either; an address read after such a
+line, or after a title, is in doubt, since the merchant's own address lines may be the ones lost. A
+till centres its header: a name read by OCR whose centre stands off the one the rows under it share
+has lost a word on one side (one the engine did not read, or a photo cut off), and is in doubt, as
+is a name a piece of whose row OCR read apart from it. A line right over the name in the same size
+of type, with no company form, may be a brand or a branch ("AMPANG 210") or the name's first line
+("WESTERN EASTERN" / "STATIONERY SDN BHD"): the name is then in doubt too.
 
 A name too long for the paper runs over two lines, its company form on the lower one
 ("POPULAR BOOK" / "CO. (M) SDN BHD"): a line that is only a company form (with where the
@@ -264,7 +263,9 @@ def _street(text: str) -> bool:
     """A line shaped as an address's: a number closed by a comma ("NO: 28, JALAN ASTANA 1C",
     "K3-113,JL IBRAHIM SULTAN") or a comma that runs it on to the next line ("DAMANSARA
     UTAMA,"), or that ends in a region or a country after a comma ("KLANG SELANGOR D.E,
-    MALAYSIA"). A name carries none of these (one that ends in its company form aside), and
+    MALAYSIA"), or that a street's, an estate's, a floor's or a unit's word names
+    (:data:`_STREET_FIRST`, :data:`_STREET_LAST`: "TAMAN BERKELEY", "3RD FLR, AEON TAMAN
+    MALURI SC"). A name carries none of these (one that ends in its company form aside), and
     where OCR lost the merchant's line, the address's lines are what stand at the top."""
     clean = _without_id(text)
     placed = "," in clean and ends_in_place(clean)  # "KLANG SELANGOR D.E, MALAYSIA"
@@ -577,11 +578,11 @@ _SAME_TYPE = (0.8, 1.25)  # line heights of one size of type, the name's to the 
 
 
 def _set_above(rows: list[_Row], lines: list[Line], first: int) -> str:
-    """Why the name starting on ``rows[first]`` may start on the row above, or ``""``: a name
-    printed right over it (less than half a line between) in the same size of type, with no
-    company form of its own, is a brand or a branch set over the company ("AMPANG 210" / "FIRST
-    CITY PARKING SDN BHD") or the name's own first line ("WESTERN EASTERN" / "STATIONERY SDN
-    BHD"), and the print does not say which."""
+    """Why the name starting on ``rows[first]`` may start on the row above, or ``""``: a name-
+    like line printed right over it (less than half a line between) in the same size of type,
+    with no company form of its own, is a brand or a branch set over the company ("AMPANG
+    210" / "FIRST CITY PARKING SDN BHD") or the name's own first line ("WESTERN EASTERN" /
+    "STATIONERY SDN BHD"), and the print does not say which."""
     if not first or not _name_like(rows[first - 1].text) or _company(rows[first - 1].text):
         return ""
     if _lower_case(rows[first - 1].text):
