@@ -54,6 +54,12 @@ def test_other_phrasings_are_left_to_dateparser(phrase: str) -> None:
         ("02/JAN/2017 10:49:25", {dt.date(2017, 1, 2)}),
         ("DATE : 2018/02/22 13 : 34 : 14", {dt.date(2018, 2, 22)}),
         ("05-AUG/2017", set()),
+        # a label or a time OCR ran into a date; a date inside a longer figure is none
+        ("Date14/03/2018", {dt.date(2018, 3, 14)}),
+        ("14/03/2018Time 10:02", {dt.date(2018, 3, 14)}),
+        ("due 14/03/2018.", {dt.date(2018, 3, 14)}),
+        ("1234/05/2018", set()),
+        ("1.12.03.2018", set()),
         # a quantity and a price, a number too long for a date: no date
         ("3 PCS 12", set()),
         ("1 MAY 17.50", set()),

@@ -134,7 +134,9 @@ _WRITTEN = [
 _ISO_DATE = re.compile(r"\b(\d{4})([-/])(\d{1,2})\2(\d{1,2})\b")  # "2018-02-22", "2018/02/22"
 # ISO's basic form, as a till prints it beside the time ("20180428/191204"): this century only
 _ISO_BASIC = re.compile(r"(?<![\d.,])(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?![\d.,])")
-_NUMERIC = re.compile(r"\b(\d{1,2})[./-](\d{1,2})[./-](\d{4}|\d{2})\b")
+# a label or a time OCR ran into it aside ("Date14/03/2018", "14/03/2018Time"), never a piece
+# of a longer figure ("1234/05/2018")
+_NUMERIC = re.compile(r"(?<![\d/])(?<!\d\.)(\d{1,2})[./-](\d{1,2})[./-](\d{4}|\d{2})(?![\d/]|\.\d)")
 # a month and year ("03/2019", "2019-03"), never the tail of a full date ("15.04.2026")
 _MONTH_YEAR = re.compile(r"(?<![\d./-])(\d{1,2})[./](\d{4})\b|\b(\d{4})-(\d{1,2})\b(?!-)")
 
