@@ -207,16 +207,15 @@ def name_start(text: str) -> int:
 
 
 _BRACKETED = re.compile(r"\([^()]*\)")  # "(M)", "(MALAYSIA)": where the company is
-
-
 _ID_TOKEN = re.compile(r"\b\d{5,}(?:\s?-\s?[A-Z]{1,3}|\s[A-Z])\b")  # a company number: "666770-U"
 
 
-def _unbracketed(text: str) -> str:
-    """``text`` with what it sets in brackets taken out, nested brackets too."""
+def _bare(text: str) -> str:
+    """``text`` with what it sets in brackets (nested brackets too) and any company number
+    taken out: what is left to judge a line by ("(SUBANG JASA) 666770-U" leaves nothing)."""
     while (bare := _BRACKETED.sub(" ", text)) != text:
         text = bare
-    return text
+    return _ID_TOKEN.sub(" ", text)
 
 
 def _without_id(text: str) -> str:
@@ -225,21 +224,17 @@ def _without_id(text: str) -> str:
 
 def _name_like(text: str) -> bool:
     clean = _without_id(text).strip()
-    bare = _ID_TOKEN.sub(" ", _unbracketed(clean)).replace(" ", "")  # "(SUBANG JASA) 666770-U"
+    bare = _bare(clean).replace(" ", "")
     letters = sum(c.isalpha() for c in bare)
     return (
         letters >= 3
         and letters >= 0.5 * len(bare)
-        and not _TITLE.match(clean)
-        and not _POLICY.search(clean)
-        and not _CONTACT.search(clean)
-        and not _LABELLED.match(clean)
-        and not find_dates(clean)
+        # an id ("CO. NO. 373665-A"), a tax id ("BRN GST No. 000417619968 President: Kang"), a
+        # date, a title, a contact, a policy or a label line
+        and not aside(clean)
         and not _form_only(clean)
         and not _street(clean)
         and not _STAMP_ALONE.match(clean)
-        and not _TAX_ID_NUMBER.search(clean)  # "BRN GST No. 000417619968 President: Kang"
-        and not _registration(clean)  # "CO. NO. 373665-A"
         and not _LABEL_ALONE.match(clean)  # "COMPANY NO", its number on the next line
     )
 
@@ -562,8 +557,7 @@ def _apart(rows: list[_Row], cells: dict[int, list[Line]], first: int, last: int
         for cell in cells.get(i, [])
         if cell.index not in inside
         and re.search(r"[^\W\d_]|&", cell.text)
-        and not aside(cell.text)
-        and not _closing(cell.text)
+        and not aside(cell.text)  # a contact or a label line too
     }
     if not apart:
         return ""
@@ -615,7 +609,7 @@ def _numbered(text: str) -> bool:
     number alone (an order's "264" over the merchant's name), nor one in brackets or a
     company number beside a branch's name ("(TONYMOLY SHOP (95874))", "(SUBANG JASA)
     666770-U"), which stand between a name and its address."""
-    bare = _ID_TOKEN.sub(" ", _unbracketed(text))
+    bare = _bare(text)
     return bool(re.search(r"\d", bare) and re.search(r"[A-Za-z]{2}", bare))
 
 
