@@ -182,15 +182,7 @@ def test_spaces_in_a_text_layers_numbers_are_not_closed_up() -> None:
         ("5MAR2018", "2018-03-05"),
         ("Date: 18/03/20185:41:06", "2018-03-18"),
         ("18.03.201821:28 0001", "2018-03-18"),
-    ],
-)
-def test_a_tills_run_together_date_is_a_date(text: str, iso: str) -> None:
-    assert [d.value["iso"] for d in find_dates(text)] == [iso]
-
-
-@pytest.mark.parametrize(
-    ("text", "iso"),
-    [
+        # a day, a month's name and a year, one separator throughout; a year written first
         ("02/JAN/2017 10:49:25", "2017-01-02"),
         ("24-MAR-2018 03:44:22 PM", "2018-03-24"),
         ("30 DEC 17", "2017-12-30"),
@@ -198,7 +190,7 @@ def test_a_tills_run_together_date_is_a_date(text: str, iso: str) -> None:
         ("DATE : 2018/02/22 13 : 34 : 14", "2018-02-22"),
     ],
 )
-def test_a_tills_day_month_name_and_year_are_a_date(text: str, iso: str) -> None:
+def test_a_tills_run_together_or_month_named_date_is_a_date(text: str, iso: str) -> None:
     assert [d.value["iso"] for d in find_dates(text)] == [iso]
 
 
