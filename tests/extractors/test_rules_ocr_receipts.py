@@ -199,6 +199,24 @@ def test_a_month_name_before_a_time_or_mixed_separators_is_no_date(text: str) ->
     assert find_dates(text) == []
 
 
+@pytest.mark.parametrize("text", ["MI11/3-21 - 12/480", "DD: 25/10/20:7", "SKU 4/1 2/18-7"])
+def test_a_date_shape_glued_into_a_longer_figure_is_no_date_even_spaced(text: str) -> None:
+    # an item's code read with OCR's spaces, or a year OCR misread into "20:7"
+    assert spaced_dates(text) == []
+
+
+def test_a_period_printed_on_the_slip_is_not_the_date_of_the_sale() -> None:
+    # a promotion's period above the sale's date: the date is the sale's, the period no rival
+    rows = [*TOP, ["PROMO 24 NOVEMBER 2017 - 4 MARCH 2018"], ["TOTAL", "RM 33.90"], *PAID]
+    date = read(receipt([*rows, ["14-01-2018 (Sun) 16:02"]])).fields["date"]
+    assert isinstance(date.value, dict)
+    assert (date.value["iso"], date.quote, date.status) == (
+        "2018-01-14",
+        "14-01-2018",
+        Status.VERIFIED,
+    )
+
+
 def test_a_run_together_date_line_ends_the_address() -> None:
     rows = [["UNIHAKKA INTERNATIONAL SDN BHD"], ["05Mar201818:24"], ["(867388-U)"]]
     rows += [["12, JALAN TAMPOI 7/4, 81200 JOHOR BAHRU"], ["TAX INVOICE"], ["TOTAL", "8.20"]]

@@ -25,11 +25,13 @@ __all__ = ["SPACED_DATE", "SPLIT_DAY", "closed_up", "same_but_spacing"]
 # "33 .90"), never a plain list of numbers ("5.00 6.00": no space inside either)
 _DECIMAL = re.compile(r"(?<![\d.,])(\d{1,9})( ?)([.,])( ?)(\d)( ?)(\d)(?!\d)")
 # a numeric date with stray spaces in its parts or around its separators ("1 8/01/201 8",
-# "5/ 3 /201 8"), not run on from a code ("HC03-7 - 15"); the year of four digits (not an
-# hour's two run on: "1 9 2 1 : 13"), or of two when no digit follows but a time's
+# "5/ 3 /201 8"), not run on from a code ("HC03-7 - 15", "MI11/3-21 - 12/480": a separator
+# glued before it or after it); the year of four digits (not an hour's two run on: "1 9 2 1 :
+# 13"), or of two when no digit follows but a time's
 SPACED_DATE = re.compile(
-    r"(?<![\dA-Za-z])(?<!\d )(\d(?: ?\d)?) ?([/.-]) ?(\d(?: ?\d)?) ?\2 ?"
+    r"(?<![\dA-Za-z/.-])(?<!\d )(\d(?: ?\d)?) ?([/.-]) ?(\d(?: ?\d)?) ?\2 ?"
     r"((?:1 ?9|2 ?0) ?\d ?\d(?!\d)(?!\s*:)|\d ?\d(?=\s*$|\s*[^\d\s:]|\s+\d ?\d? ?:))"
+    r"(?![/.-]\d)"
 )
 # a month's name run into its day and year ("05Mar2018", "12 Mar2018", "05Mar201818:24")
 _GLUED_MONTH = re.compile(

@@ -68,6 +68,8 @@ DATE_TEXT = (
 )
 DATE = re.compile("(?i)" + DATE_TEXT)
 _TIME = re.compile(r"\d{1,2}:\d{2}")
+_COLON_RUN = re.compile(r":\d")
+_SHORT_YEAR = re.compile(r"(?<!\d)\d{2}$")
 
 
 def _month(name: str) -> int:
@@ -117,9 +119,12 @@ def _read(m: re.Match[str]) -> Match | None:
 
 
 def _runs_on(m: re.Match[str], text: str) -> bool:
-    """More digits follow the date, so it is part of a longer number; a run-together date
-    followed by its time ("10Mar201818:24") is not, nor a date whose four-digit year OCR ran
-    into the time after it ("09/03/201821:28")."""
+    """More digits follow the date, so it is part of a longer number, or a colon and a digit
+    follow a two-digit year ("25/10/20:7", a year OCR misread: no date of 2020); a run-together
+    date followed by its time ("10Mar201818:24") is not, nor a date whose four-digit year OCR
+    ran into the time after it ("09/03/201821:28")."""
+    if _COLON_RUN.match(text, m.end()) and _SHORT_YEAR.search(m.group()):
+        return True
     if m.end() >= len(text) or not text[m.end()].isdigit():
         return False
     return not (m["dmy"] or (m.group()[-4:].isdigit() and _TIME.match(text, m.end())))

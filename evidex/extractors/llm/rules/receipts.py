@@ -62,6 +62,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
+from itertools import pairwise
 from typing import Any
 
 from evidex.extractors.verify.currency import currency_marks
@@ -92,6 +93,8 @@ _AMOUNT = re.compile(
 _OTHER_DATE = re.compile(
     r"(?i)\b(?:due|expir\w*|valid|deliver\w*|ship\w*|birth|until|period|start|end|from)\b"
 )
+# what joins the two ends of a period
+_RANGE = re.compile(r"(?i)\s*(?:-|–|—|~|to|until|till|s/d)\s*")
 # what may stand before an amount on the line under its label: a currency ("RM 37.10")
 _CURRENCY_LEAD = re.compile(r"\s*(?:[A-Z]{2,3}\.?\s?|[€$£¥]\s?)?")
 _SUMMARY = re.compile(r"(?i)\b(?:gst|tax|vat|sst)\s+(?:summary|code)\b|\bsummary\b")
@@ -103,6 +106,13 @@ _MONEY_LINE = re.compile(
 def _dates(line: Line) -> list[Match]:
     """The dates ``line`` prints, with those an OCR engine spaced out on a line it read."""
     return spaced_dates(line.text) if line.read_by_ocr else find_dates(line.text)
+
+
+def _period(text: str, dates: list[Match]) -> bool:
+    """Whether ``text`` gives its dates as a period, one to the next ("24 NOVEMBER 2017 - 4
+    MARCH 2018", "01/03/2018 TO 31/03/2018"): a promotion's or a statement's, not the date of
+    a sale."""
+    return any(_RANGE.fullmatch(text[a.end : b.start]) for a, b in pairwise(dates))
 
 
 def _token_start(text: str, start: int) -> int:
@@ -480,7 +490,9 @@ class ReceiptFinder:
         dated = [
             (line, dates[0])
             for line in self.lines.rows
-            if (dates := _dates(line)) and not _OTHER_DATE.search(line.text[: dates[0].start])
+            if (dates := _dates(line))
+            and not _OTHER_DATE.search(line.text[: dates[0].start])
+            and not _period(line.text, dates)
         ]
         # a sale is dated to the day: a month and year alone (a promotion's "MAR 2018") is
         # the date only where nothing gives a day
