@@ -217,8 +217,10 @@ def test_an_address_that_starts_with_its_postcode_under_a_doubtful_name_goes_to_
         ["3RD FLR, AEON TAMAN MALURI SC"],
         ["LEVEL 6, BANGUNAN TH"],
         ["221B BAKER STREET"],
+        ["No. 9-G, Jalan Dinar D U3/D"],
         ["CO. NO. 373665-A"],
         ["COMPANY NO"],
+        ["PREPAY CHIT NUMBER"],
     ],
 )
 def test_an_address_line_left_at_the_top_is_never_the_merchant(top: list[str]) -> None:
@@ -677,3 +679,37 @@ def test_an_id_after_a_name_over_two_lines_is_cut_from_it() -> None:
         2,
     )
     assert company.quote == "POPULAR BOOK CO. (M) SDN BHD"
+
+
+def test_an_address_line_is_not_taken_for_a_mall_over_the_name_and_its_id() -> None:
+    # OCR lost the name: the address, then a label and its number ("29721"), which are no
+    # name and id under a mall's line ("COLORS @ 1 UTAMA" over "LITTLE CRAVINGS SDN BHD")
+    rows = [["Lot 1626, Mukim Kampung Laut"], ["16200 Palekbang, Kelantan"]]
+    rows += [["PREPAY CHIT NUMBER"], ["29721"], ["THIS IS NOT A RECEIPT"], *TAIL[1:]]
+    fields = read(receipt(rows)).fields
+    # no name is left to anchor the block, so neither is found (not the slip's money lines)
+    assert fields["company"].status is Status.NOT_FOUND, fields["company"].value
+    assert fields["address"].status is Status.NOT_FOUND, fields["address"].value
+
+
+@pytest.mark.parametrize(
+    ("top", "name", "why"),
+    [
+        # the company's line lost over its number: the brand under it is left at the top
+        ([["31812012."], ["(1074617K)"]], "IKEA Cheras", "registration number with no name"),
+        ([["Lot 1626, Mukim Kampung Laut"]], "Tumpat", "is an address's line"),
+    ],
+)
+def test_a_name_under_what_a_lost_name_stands_over_goes_to_review(
+    top: list[list[str]], name: str, why: str
+) -> None:
+    rows = [*top, [name], ["16200 Palekbang, Kelantan"], ["GST No.: 000115154944"], *TAIL[1:]]
+    company = read(receipt(rows)).fields["company"]
+    assert company.value == name
+    review(company, f"line {len(top)}, above the name", why)
+
+
+def test_a_company_number_over_a_name_with_its_company_form_is_its_own() -> None:
+    rows = [["3-1707067"], ["(481500-M)"], ["C W KHOO HARDWARE SDN BHD"], *ADDRESS, *TAIL]
+    company = read(receipt(rows)).fields["company"]
+    assert (company.value, company.status) == ("C W KHOO HARDWARE SDN BHD", Status.VERIFIED)

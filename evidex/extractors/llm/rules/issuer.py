@@ -119,6 +119,8 @@ _TAX_ID_NUMBER = re.compile(
     r"(?:(?:reg(?:istration)?|id|n[o0])\b\.?[\s.:#-]*)*(?:\d{6,}|$)"
 )
 _LABEL_ALONE = re.compile(rf"(?i)^\W*(?:{_ID_LABEL}{_ID_KIND})+\W*$")
+# a line that ends in the word for a number: a label, its number on the next line
+_LABEL_END = re.compile(r"(?i)\b(?:number|num|no)\b\W*$")
 _LABELLED_ID = re.compile(rf"(?i)(?<![a-z]){_ID_LABEL}(?![a-z])")
 _ID_DIGITS = 5  # an id with no label ("002570632-X") gives this many digits or more
 # a number of four to six digits alone on its line ("47301"): the postcode of an address that
@@ -207,6 +209,8 @@ def name_start(text: str) -> int:
 
 
 _BRACKETED = re.compile(r"\([^()]*\)")  # "(M)", "(MALAYSIA)": where the company is
+# a company number's digits and the letter code after them: "481500-M", "1074617K"
+_COMPANY_NO = re.compile(r"\d{5,}\s?-?\s?[A-Z]{1,3}\b")
 _ID_TOKEN = re.compile(r"\b\d{5,}(?:\s?-\s?[A-Z]{1,3}|\s[A-Z])\b")  # a company number: "666770-U"
 
 
@@ -236,11 +240,13 @@ def _name_like(text: str) -> bool:
         and not _street(clean)
         and not _STAMP_ALONE.match(clean)
         and not _LABEL_ALONE.match(clean)  # "COMPANY NO", its number on the next line
+        and not _LABEL_END.search(clean)  # "PREPAY CHIT NUMBER", the number on the next line
     )
 
 
-# a house number closed by a comma ("28, JALAN", "115G,", "K3-113,JL") or a comma at the end
-_STREET = re.compile(r"\d[A-Za-z]?\s*,|,\s*$")
+# a house number closed by a comma ("28, JALAN", "115G,", "9-G,", "K3-113,JL") or a comma at
+# the end
+_STREET = re.compile(r"\d(?:-?[A-Za-z])?\s*,|,\s*$")
 # the word a street, an estate, a town or a plot is named by: first in Malay ("JALAN KAPAR",
 # "TAMAN BERKELEY", "BANDAR BARU PERMAS", "LOT PTD 101051"), last in English ("HIGH STREET");
 # a floor, a level or a unit ("3RD FLR, AEON TAMAN MALURI SC", "LEVEL 6, BANGUNAN TH")
@@ -568,6 +574,37 @@ def _apart(rows: list[_Row], cells: dict[int, list[Line]], first: int, last: int
     )
 
 
+def _lost_above(rows: list[_Row], first: int) -> str:
+    """Why the merchant's own name may be lost above the name starting on ``rows[first]``, or
+    ``""``: an address's line printed above it (a name stands over its address), or a company's
+    registration number with no name above it over a name with no company form (a company's
+    name stands over its number, or under it: "(481500-M)" / "C W KHOO HARDWARE SDN BHD"). A
+    line OCR did not read leaves what follows it to pass for the name ("(1074617K)" / "IKEA
+    Cheras")."""
+    formed = _legal_form().search(rows[first].text)
+    for i, row in enumerate(rows[:first]):
+        text = row.text
+        if _street(text) and _numbered(text):
+            return (
+                f"line {row.no}, above the name, is an address's line, and a merchant's name "
+                "stands over its address: its own line may be lost; check the name against "
+                "the image"
+            )
+        if (
+            not formed  # a company number over a name with a company form is its own
+            and _company_id(text)
+            and not _company(text)
+            and _COMPANY_NO.search(text)  # "(1074617K)", not a till's code ("A04014")
+            and not any(_name_like(r.text) for r in rows[:i])
+        ):
+            return (
+                f"line {row.no}, above the name, gives a company's registration number with no "
+                "name over it: the company's own name may be lost; check the name against the "
+                "image"
+            )
+    return ""
+
+
 _SAME_TYPE = (0.8, 1.25)  # line heights of one size of type, the name's to the one above
 
 
@@ -644,7 +681,7 @@ def _address_start(texts: list[str]) -> int | None:
         )
         if address is None:
             return None
-        below = texts[address + 1 : address + 3]
+        below = texts[address + 1 : address + 3] if not _street(texts[address]) else []
         if below and _company(below[0]) and _company_id(below[0]):  # name and id on one line
             start = address + 2
         elif len(below) == 2 and _name_only(below[0]) and _company_id(below[1]):
@@ -708,6 +745,7 @@ def read_issuer(
         )
     name_doubt = (
         name_doubt
+        or _lost_above(rows, first)
         or _off_axis(rows, page, first, last)
         or _apart(rows, cells, first, last)
         or (_set_above(rows, page, first) if typeset else "")
