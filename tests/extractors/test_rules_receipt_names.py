@@ -218,6 +218,8 @@ def test_an_address_that_starts_with_its_postcode_under_a_doubtful_name_goes_to_
         ["LEVEL 6, BANGUNAN TH"],
         ["221B BAKER STREET"],
         ["No. 9-G, Jalan Dinar D U3/D"],
+        ["NO.2-1-1 JALAN SETIA PRIMA Q"],
+        ["GS T"],
         ["CO. NO. 373665-A"],
         ["COMPANY NO"],
         ["PREPAY CHIT NUMBER"],
@@ -225,8 +227,8 @@ def test_an_address_that_starts_with_its_postcode_under_a_doubtful_name_goes_to_
 )
 def test_an_address_line_left_at_the_top_is_never_the_merchant(top: list[str]) -> None:
     """OCR lost the name: the address's first line (a house number closed by a comma, a line
-    run on by one, a street's, an estate's or a plot's word) or an id and its label alone are
-    no name."""
+    run on by one, a street's, an estate's or a plot's word), an id and its label alone, a
+    label, or pieces of a logo with no word of three letters are no name."""
     rows = [top, ["41050 KLANG SELANGOR"], ["TEL: 03-3343 1234"], *TAIL[1:]]
     company = read(receipt(rows)).fields["company"]
     assert (company.value, company.status) == (None, Status.NOT_FOUND)
@@ -713,3 +715,12 @@ def test_a_company_number_over_a_name_with_its_company_form_is_its_own() -> None
     rows = [["3-1707067"], ["(481500-M)"], ["C W KHOO HARDWARE SDN BHD"], *ADDRESS, *TAIL]
     company = read(receipt(rows)).fields["company"]
     assert (company.value, company.status) == ("C W KHOO HARDWARE SDN BHD", Status.VERIFIED)
+
+
+@pytest.mark.parametrize("branch", ["#0020 The Summit USJ", "McDonald's MRR2 Kepong DT(#251)"])
+def test_one_line_with_no_postcode_and_no_street_is_no_address_to_verify(branch: str) -> None:
+    # OCR lost the address: the branch's line after the tax id is all that is left
+    rows = [["Maxincome Resources Sdn Bhd (383322-D)"], ["GST ID: 000468594688"], [branch]]
+    address = read(receipt([*rows, ["Tax Invoice"], *TAIL[1:]])).fields["address"]
+    assert address.value == branch
+    review(address, "gives no postcode and no street", "a branch's name")

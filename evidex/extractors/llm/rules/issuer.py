@@ -126,7 +126,7 @@ _ID_DIGITS = 5  # an id with no label ("002570632-X") gives this many digits or 
 # a number of four to six digits alone on its line ("47301"): the postcode of an address that
 # gives none above it
 _POSTCODE_ALONE = re.compile(r"^\s*\d{4,6}\s*[.,]?\s*$")
-_POSTCODE = re.compile(r"(?<![\d/-])\d{4,6}(?![\d/-])")
+_POSTCODE = re.compile(r"(?<![\d/#-])\d{4,6}(?![\d/-])")  # not a number: "#0020"
 _LABELLED = re.compile(r"(?i)^\W*(?!no\b)[a-z][^:\d]{2,29}:\s*\S")
 _TRAILING_ID = re.compile(r"\s*\(\s*[A-Z]{0,3}\d{4,}[\dA-Z-]*(?:\s[A-Z])?\)\s*$")
 # an office's stamp over the print, read on the name's line
@@ -233,6 +233,7 @@ def _name_like(text: str) -> bool:
     return (
         letters >= 3
         and letters >= 0.5 * len(bare)
+        and bool(_WORD.search(clean))  # "GS T", pieces OCR read of a logo, is no name
         # an id ("CO. NO. 373665-A"), a tax id ("BRN GST No. 000417619968 President: Kang"), a
         # date, a title, a contact, a policy or a label line
         and not aside(clean)
@@ -244,14 +245,18 @@ def _name_like(text: str) -> bool:
     )
 
 
+# a word of three letters or more, or initials ("D.I.Y."): what a name gives somewhere
+_WORD = re.compile(r"[^\W\d_]{3}|(?:[^\W\d_]\.){2}")
 # a house number closed by a comma ("28, JALAN", "115G,", "9-G,", "K3-113,JL") or a comma at
 # the end
 _STREET = re.compile(r"\d(?:-?[A-Za-z])?\s*,|,\s*$")
 # the word a street, an estate, a town or a plot is named by: first in Malay ("JALAN KAPAR",
-# "TAMAN BERKELEY", "BANDAR BARU PERMAS", "LOT PTD 101051"), last in English ("HIGH STREET");
+# "TAMAN BERKELEY", "BANDAR BARU PERMAS", "LOT PTD 101051", or after the house number:
+# "NO.2-1-1 JALAN SETIA"), last in English ("HIGH STREET");
 # a floor, a level or a unit ("3RD FLR, AEON TAMAN MALURI SC", "LEVEL 6, BANGUNAN TH")
 _STREET_FIRST = re.compile(
-    r"(?i)^\W*(?:(?:jalan|jln|lorong|lrg|taman|tmn|bandar|persiaran|lebuhraya|mukim|kampung|kg|"
+    r"(?i)^\W*(?:(?:no\b\.?\s*)?\d[\w/-]*,?\s+(?:jalan|jln|lorong|lrg|persiaran)\b|"
+    r"(?:jalan|jln|lorong|lrg|taman|tmn|bandar|persiaran|lebuhraya|mukim|kampung|kg|"
     r"lot)\b\.?\s+\w|(?:\d+(?:st|nd|rd|th)|ground|g|lg|ug)\s*(?:flr|floor|fl)\b|"
     r"(?:level|lvl|unit|suite|blk|block)\s*[\w-]*\d)"
 )
@@ -457,6 +462,12 @@ def _address_doubt(rows: list[_Row], name_end: int, start: int, stop: int) -> st
         return (
             f"line {last.no} is all the address there is, a word and a number "
             f"({last.text.strip()!r}): a branch's name, where the address itself may be lost"
+        )
+    if stop - start == 1 and not _POSTCODE.search(last.text) and not _street(last.text):
+        return (
+            f"line {last.no} is all the address there is, and it gives no postcode and no "
+            f"street ({last.text.strip()!r}): a branch's name, where the address itself may "
+            "be lost"
         )
     if _OPEN_END.search(last.text):
         return (
