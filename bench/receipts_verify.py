@@ -627,16 +627,20 @@ def report_lost(lost: dict[str, Any], show: bool) -> None:
         print("\nverified when its lines were lost:", *lost["list"], sep="\n  ")
 
 
-def fill_cache(split: str, source: str, cache: Path | None) -> None:
-    """Read the split's images by ``source`` into ``cache``, measuring nothing (so the held-out
-    half can be read ahead of the one run that measures it)."""
+def fill_cache(split: str, source: str, cache: Path | None, worse: str = "") -> None:
+    """Read the split's images by ``source`` into ``cache`` (made poorer first with ``worse``,
+    as a measuring run reads them), measuring nothing (so the held-out half can be read ahead
+    of the one run that measures it)."""
     root = eval_dir()
     if source == "gold" or cache is None or root is None:
         raise SystemExit("--ocr-only needs an OCR --source, --cache and shared/eval/sroie")
+    folder = cache / _worse_folder(worse) if worse else cache
     for i in SPLITS[split]:
         image = root / "sroie" / "images" / f"{i:03d}.jpg"
         if image.is_file():
-            ocr_document(image, source, cache)
+            if worse:
+                image = worse_image(image, folder / "images", worse)
+            ocr_document(image, source, folder)
             print(f"  {i:03d} stored", file=sys.stderr)
 
 
@@ -666,7 +670,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.ocr_only:
-        fill_cache(args.split, args.source, args.cache)
+        fill_cache(args.split, args.source, args.cache, args.worse)
         return
     run(args.split, args.show, args.source, args.cache, args.worse, args.lose)
 
