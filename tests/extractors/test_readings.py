@@ -42,9 +42,13 @@ def test_other_phrasings_are_left_to_dateparser(phrase: str) -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("Please pay by 14 March 2025.", {dt.date(2025, 3, 14), dt.date(2025, 3, 1)}),
-        ("fällig am 14. März 2025", {dt.date(2025, 3, 14), dt.date(2025, 3, 1)}),
-        ("due 31 April 2021", {dt.date(2021, 4, 1)}),  # no 31 April; "April 2021" stands
+        # a day's month and year is no date of its own: "March 2025" of "14 March 2025" is
+        # not the 1st of March (a model's wrong day would verify by it)
+        ("Please pay by 14 March 2025.", {dt.date(2025, 3, 14)}),
+        ("fällig am 14. März 2025", {dt.date(2025, 3, 14)}),
+        ("02 Apr 2018 18:31", {dt.date(2018, 4, 2)}),
+        ("due 31 April 2021", set()),  # no 31 April, and not the 1st either
+        ("due April 2021", {dt.date(2021, 4, 1)}),  # a month and year alone: its 1st
         # a till's day, month and two-digit year, and ISO's basic form beside the time
         ("30 DEC 17 18:40:57", {dt.date(2017, 12, 30)}),
         ("12-Mar-18", {dt.date(2018, 3, 12)}),

@@ -387,6 +387,19 @@ def test_day_month_order_left_to_review_when_nothing_settles_it() -> None:
     assert "not settled by the document" in field.reasons[0]
 
 
+def test_the_first_of_a_dates_month_is_not_what_the_date_says() -> None:
+    # "Apr 2018" of "02 Apr 2018" is the day's month, not a date of its own (the 1st)
+    quote = "Due date: 02 Apr 2018"
+    wrong = _dates_doc(
+        quote, due={"iso": "2018-04-01", "original": "02 Apr 2018"}, quote=quote, line=1
+    )
+    assert wrong.status == Status.NEEDS_REVIEW, wrong.reasons
+    right = _dates_doc(
+        quote, due={"iso": "2018-04-02", "original": "02 Apr 2018"}, quote=quote, line=1
+    )
+    assert right.status == Status.VERIFIED, right.reasons
+
+
 def test_repeated_quote_resolved_by_sibling_fields() -> None:
     text = "Item   Qty\nBolts   2\nNuts   5\nWashers   2\n"
     schema = get_schema("invoice")

@@ -131,6 +131,8 @@ _WRITTEN = [
     re.compile(rf"\b{_MONTH_WORD}\s+\d{{1,2}}(?:st|nd|rd|th)?{_YEAR_SEP}\d{{4}}\b"),
     re.compile(rf"\b{_MONTH_WORD}\s+\d{{4}}\b"),
 ]
+# a day before a month's name: what a month and year is read with, as a date of that day
+_DAY_BEFORE = re.compile(r"(?<!\d)\d{1,2}(?:st|nd|rd|th)?\.?[\s/-]*$")
 _ISO_DATE = re.compile(r"\b(\d{4})([-/])(\d{1,2})\2(\d{1,2})\b")  # "2018-02-22", "2018/02/22"
 # ISO's basic form, as a till prints it beside the time ("20180428/191204"): this century only
 _ISO_BASIC = re.compile(r"(?<![\d.,])(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?![\d.,])")
@@ -228,6 +230,8 @@ def open_dates(
     options: Any = {"PREFER_DAY_OF_MONTH": "first", "REQUIRE_PARTS": ["month", "year"]}
     for pattern in _WRITTEN:
         for m in pattern.finditer(text):
+            if pattern is _WRITTEN[-1] and _DAY_BEFORE.search(text, 0, m.start()):
+                continue  # "Apr 2018" of "02 Apr 2018": a day's month, not the 1st of it
             phrase = re.sub(r"\b(?:day\s+)?of\s+|(?<=\d)(st|nd|rd|th)\b", " ", m.group())
             english = _english_date(phrase)
             if english is not None:
