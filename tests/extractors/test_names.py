@@ -1,13 +1,14 @@
 """A company name cut short of the legal form its quote prints goes to review with the name in
 full; a name given whole, a person beside a company, an id and a value inside a longer word do
-not."""
+not. A field named for a business goes to review with a piece of the name printed on either
+side of it; any other text field may hold part of a line."""
 
 from __future__ import annotations
 
 import pytest
 
 from evidex.extractors.verify.compare import check_value
-from evidex.extractors.verify.names import cut_short
+from evidex.extractors.verify.names import cut_short, runs_on
 
 
 @pytest.mark.parametrize(
@@ -54,3 +55,37 @@ def test_a_name_cut_short_goes_to_review_and_the_whole_name_verifies(ocr: bool) 
         'the quote names it in full, with its legal form: "Nando\'s Chickenland Malaysia Sdn Bhd"'
     )
     assert check_value("string", "Nando's Chickenland Malaysia Sdn Bhd", quote, ocr=ocr).ok
+
+
+@pytest.mark.parametrize(
+    ("value", "quote", "whole"),
+    [
+        ("GIFT & HOME DECO", "INDAH GIFT & HOME DECO", "INDAH GIFT & HOME DECO"),
+        ("ABC HO", "ABC HO TRADING", "ABC HO TRADING"),
+        ("SAM TRADING CO", "SAM SAM TRADING CO", "SAM SAM TRADING CO"),
+        # whole: after a label, before an id, a stamp or a small word, or the quote itself
+        ("ACME", "Company: ACME", ""),
+        ("ACME SDN BHD", "ACME SDN BHD (123456-X)", ""),
+        ("BAIFU (M) SDN BHD", "#000002 BAIFU (M) SDN BHD", ""),
+        ("YONG CEN ENTERPRISE", "YONG CEN ENTERPRISE POSTED", ""),
+        ("Google", "Engineer at Google", ""),
+        ("ABC HO TRADING", "ABC HO TRADING", ""),
+    ],
+)
+def test_runs_on_finds_the_name_a_piece_was_taken_from(value: str, quote: str, whole: str) -> None:
+    assert runs_on(value, quote) == whole
+
+
+@pytest.mark.parametrize("ocr", [False, True])
+def test_a_piece_of_a_business_name_goes_to_review_where_the_field_is_named_for_one(
+    ocr: bool,
+) -> None:
+    quote = "INDAH GIFT & HOME DECO"
+    piece = check_value("string", "GIFT & HOME DECO", quote, name="merchant_name", ocr=ocr)
+    assert (piece.ok, piece.reason) == (
+        False,
+        "the value is a piece of the name the quote prints: 'INDAH GIFT & HOME DECO'",
+    )
+    assert check_value("string", quote, quote, name="company", ocr=ocr).ok
+    # a field not named for a business may hold part of a line
+    assert check_value("string", "Kuala Lumpur", "53300 Kuala Lumpur Malaysia", name="city").ok

@@ -30,7 +30,7 @@ from stdnum.util import get_cc_module
 
 from evidex.extractors.verify.currency import currency_marks, unglue
 from evidex.extractors.verify.labels import own_label
-from evidex.extractors.verify.names import cut_short
+from evidex.extractors.verify.names import ORGANISATION, cut_short, runs_on
 from evidex.extractors.verify.normalize import normalize
 from evidex.extractors.verify.readings import (
     ISO,
@@ -101,6 +101,11 @@ def _text(value: Any, quote: str, fuzzy: bool = False, name: str = "") -> Check:
         full = cut_short(value, quote) if isinstance(value, str) else ""
         if full:
             return Check(False, f"the quote names it in full, with its legal form: {full!r}")
+        whole = (
+            runs_on(value, quote) if isinstance(value, str) and ORGANISATION.search(name) else ""
+        )
+        if whole:
+            return Check(False, f"the value is a piece of the name the quote prints: {whole!r}")
         return OK
     return Check(
         False, f"value {str(value)!r} is not what the quote says ({', '.join(absent)} not in it)"
@@ -437,7 +442,8 @@ def check_value(
     if check.ok or not ocr:
         return check
     if kind in ("string", "text") and isinstance(value, str) and not _one_number(value):
-        spaced = same_but_spacing(value, quote) and not cut_short(value, quote)
+        whole = ORGANISATION.search(name) and runs_on(value, quote)
+        spaced = same_but_spacing(value, quote) and not cut_short(value, quote) and not whole
         return _SPACED if spaced else check
     if kind == "address" and isinstance(value, dict):
         parts = [str(text) for text in value.values() if text]

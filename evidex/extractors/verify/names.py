@@ -1,4 +1,5 @@
-"""A company's name cut short of its legal form.
+"""A company's name cut short: of its legal form, or, for a field named for a business, of any
+word of the name printed around it.
 
 Pure. A quote that prints "Nando's Chickenland Malaysia Sdn Bhd" holds every word of the value
 "Nando's", so a word-by-word comparison (:mod:`.compare`) lets it through, yet the value is not
@@ -6,15 +7,31 @@ the name the document gives: a brand, or the first words of the name, where the 
 on to its legal form. A reviewer is shown the name in full. Only a run of name words carries the
 value on (no comma, colon, digit or small word between: "John Smith, ACME Ltd" and "signed for
 ACME Ltd" name someone else).
+
+A field named for a business (:data:`ORGANISATION`: ``company``, ``merchant_name``,
+``vendor``) holds the whole name printed, so "GIFT & HOME DECO" quoted from "INDAH GIFT & HOME
+DECO", or "ABC HO" from "ABC HO TRADING", is a piece of it on either side (:func:`runs_on`). Any
+other text field may hold part of a line ("Kuala Lumpur" of "53300 Kuala Lumpur Malaysia").
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from evidex.extractors.verify.locales import ends_in_legal_form
 
-__all__ = ["cut_short"]
+__all__ = ["ORGANISATION", "STAMP_WORDS", "cut_short", "runs_on"]
+
+# an office's stamp over the print ("POSTED", "PAID"), read on a name's line: no word of the name
+STAMP_WORDS = r"(?:posted|paid|duplicate|reprint(?:ed)?|void|cancell?ed)"
+_STAMP = re.compile(rf"(?i){STAMP_WORDS}\W*")
+
+# a field named for a business, whose value is the whole name printed
+ORGANISATION = re.compile(
+    r"(?i)(?:^|_|\b)(?:company|merchant|vendor|supplier|seller|store|shop|employer|issuer|payee|"
+    r"business|organi[sz]ation|firm)"
+)
 
 _MAX_WORDS = 4  # name words the quote may add before the legal form
 # a name's word, "(M)" (Malaysia's mark) or "&" ("LAVENDER CONFECTIONERY & BAKERY S/B")
@@ -46,3 +63,36 @@ def cut_short(value: str, quote: str) -> str:
         if ends_in_legal_form(tail):
             return (quote[start:end] + tail).strip()
     return ""
+
+
+def runs_on(value: str, quote: str) -> str:
+    """The name ``quote`` prints when ``value`` is a piece of it (the run of name words holding
+    ``value`` goes on before or after it, up to :data:`_MAX_WORDS` words each way), else
+    ``""``."""
+    value = value.strip().rstrip(".,;:")
+    at = quote.casefold().find(value.casefold()) if value else -1
+    if at < 0:
+        return ""
+    start, end = at, at + len(value)
+    end += quote.startswith(".", end)
+    if (start and not quote[start - 1].isspace()) or (
+        end < len(quote) and not quote[end].isspace()
+    ):
+        return ""  # inside a word, or beside a mark: the word check's or no run at all
+    before = _name_words(reversed(quote[:start].split()))
+    after = _name_words(quote[end:].split())
+    if not before and not after:
+        return ""
+    return " ".join([*reversed(before), quote[start:end], *after])
+
+
+def _name_words(words: Iterable[str]) -> list[str]:
+    """The name words ``words`` open with (at most :data:`_MAX_WORDS`)."""
+    out: list[str] = []
+    for word in words:
+        if len(out) == _MAX_WORDS or not _WORD.fullmatch(word) or word.casefold() in _SMALL:
+            break
+        if _STAMP.fullmatch(word):
+            break
+        out.append(word)
+    return out

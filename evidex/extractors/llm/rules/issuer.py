@@ -63,6 +63,7 @@ from rapidfuzz.distance import Levenshtein
 
 from evidex.extractors.verify.literals import literals
 from evidex.extractors.verify.locales import SHORTHAND_FORMS, ends_in_place
+from evidex.extractors.verify.names import STAMP_WORDS
 
 from .dates import find_dates
 from .lines import Line
@@ -130,9 +131,8 @@ _POSTCODE = re.compile(r"(?<![\d/#-])\d{4,6}(?![\d/-])")  # not a number: "#0020
 _LABELLED = re.compile(r"(?i)^\W*(?!no\b)[a-z][^:\d]{2,29}:\s*\S")
 _TRAILING_ID = re.compile(r"\s*\(\s*[A-Z]{0,3}\d{4,}[\dA-Z-]*(?:\s[A-Z])?\)\s*$")
 # an office's stamp over the print, read on the name's line
-_STAMP_WORDS = r"(?:posted|paid|duplicate|reprint(?:ed)?|void|cancell?ed)"
-_STAMP = re.compile(rf"(?i)(?<=\w)\s+{_STAMP_WORDS}\W*$")
-_STAMP_ALONE = re.compile(rf"(?i)^\W*{_STAMP_WORDS}\W*$")  # "POSTED" over the name: no name
+_STAMP = re.compile(rf"(?i)(?<=\w)\s+{STAMP_WORDS}\W*$")
+_STAMP_ALONE = re.compile(rf"(?i)^\W*{STAMP_WORDS}\W*$")  # "POSTED" over the name: no name
 _CODE = re.compile(r"\s*\([A-Z][A-Z\d]{0,3}\)\s*$")  # a branch's code after an id: "(KJ1)"
 
 
