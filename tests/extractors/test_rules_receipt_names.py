@@ -357,6 +357,18 @@ def test_with_edges_names_the_side_an_ocr_line_runs_to() -> None:
     assert with_edges(text_layer)["edge"].tolist() == ["", "", "", ""]
 
 
+@pytest.mark.parametrize(("left", "edge"), [(16.0, "left"), (24.0, "")])
+def test_a_line_a_letter_in_from_the_edge_may_have_lost_the_letter_the_cut_went_through(
+    left: float, edge: str
+) -> None:
+    # a photo that cuts through a letter leaves the next one up to about half a letter in:
+    # "YARIKAT PERNIAGAAN GIN KEE" 16 pixels into a cut photo, its line 50 pixels high
+    document = receipt([["YARIKAT PERNIAGAAN GIN KEE"]], left=left)
+    lines = document.lines.copy()
+    lines.loc[0, "y1"] = lines.loc[0, "y0"] + 50.0
+    assert with_edges(replace(document, lines=lines))["edge"].tolist() == [edge]
+
+
 # -- ids printed with the name, and lines that only look like ids -------------------------------
 
 
