@@ -369,6 +369,18 @@ def test_a_line_a_letter_in_from_the_edge_may_have_lost_the_letter_the_cut_went_
     assert with_edges(replace(document, lines=lines))["edge"].tolist() == [edge]
 
 
+@pytest.mark.parametrize(("cut", "edge"), [(2.0, "left"), (30.0, "")])
+def test_a_side_the_photo_cuts_the_print_at_takes_lines_nearly_a_letter_in(
+    cut: float, edge: str
+) -> None:
+    # two lines start at the side (the print runs off it): a line 10 pixels in, its letters 14
+    # high, may have lost a letter too; where no line does, it stands clear of the side
+    document = receipt([["AN IPOH BATU 5"], ["IMES BOOKSTORES"], ["L : 03-87686092"]], left=cut)
+    lines = document.lines.copy()
+    lines.loc[1, "x0"] = 10.0
+    assert with_edges(replace(document, lines=lines))["edge"].tolist()[1] == edge
+
+
 # -- ids printed with the name, and lines that only look like ids -------------------------------
 
 
