@@ -21,7 +21,10 @@ till centres its header: a name read by OCR whose centre stands off the one the 
 has lost a word on one side (one the engine did not read, or a photo cut off), and is in doubt, as
 is a name a piece of whose row OCR read apart from it. A line right over the name in the same size
 of type, with no company form, may be a brand or a branch ("AMPANG 210") or the name's first line
-("WESTERN EASTERN" / "STATIONERY SDN BHD"): the name is then in doubt too.
+("WESTERN EASTERN" / "STATIONERY SDN BHD"): the name is then in doubt too. So is a name under
+what a lost name stands over: an address's line, or a company number with no name over it
+("(1074617K)" / "IKEA Cheras"), unless the name carries a company form of its own. A label
+("PREPAY CHIT NUMBER") and pieces of a logo with no word of three letters ("GS T") are no name.
 
 A name too long for the paper runs over two lines, its company form on the lower one
 ("POPULAR BOOK" / "CO. (M) SDN BHD"): a line that is only a company form (with where the
@@ -45,7 +48,8 @@ UTAMA") is not the address, nor is a line in brackets or a branch's name beside 
 number ("(TONYMOLY SHOP (95874))", "(SUBANG JASA) 666770-U"). The address ends at a tax id
 anywhere on a line, and takes a postcode printed alone under it where its lines give none
 ("47301"); lines read into it after the one that ends in its region or country (a branch's
-"1132-PK SS6") leave it in doubt, as does a word and a number alone ("Bentong-2").
+"1132-PK SS6") leave it in doubt, as does a word and a number alone ("Bentong-2") or any one line
+with no postcode and no street ("#0020 The Summit USJ": a branch's name).
 
 An OCR engine reads the cells of one printed row apart ("SAM SAM" | "TRADING" | "CO") and puts
 spaces inside ids ("( M051 7 726)"): the block is read over printed rows
@@ -233,7 +237,7 @@ def _name_like(text: str) -> bool:
     return (
         letters >= 3
         and letters >= 0.5 * len(bare)
-        and bool(_WORD.search(clean))  # "GS T", pieces OCR read of a logo, is no name
+        and bool(_NAME_WORD.search(clean))  # "GS T", pieces OCR read of a logo, is no name
         # an id ("CO. NO. 373665-A"), a tax id ("BRN GST No. 000417619968 President: Kang"), a
         # date, a title, a contact, a policy or a label line
         and not aside(clean)
@@ -246,7 +250,7 @@ def _name_like(text: str) -> bool:
 
 
 # a word of three letters or more, or initials ("D.I.Y."): what a name gives somewhere
-_WORD = re.compile(r"[^\W\d_]{3}|(?:[^\W\d_]\.){2}")
+_NAME_WORD = re.compile(r"[^\W\d_]{3}|(?:[^\W\d_]\.){2}")
 # a house number closed by a comma ("28, JALAN", "115G,", "9-G,", "K3-113,JL") or a comma at
 # the end
 _STREET = re.compile(r"\d(?:-?[A-Za-z])?\s*,|,\s*$")
@@ -692,6 +696,7 @@ def _address_start(texts: list[str]) -> int | None:
         )
         if address is None:
             return None
+        # an address's own line ("16200 Palekbang, Kelantan") is no mall's over a name and id
         below = texts[address + 1 : address + 3] if not _street(texts[address]) else []
         if below and _company(below[0]) and _company_id(below[0]):  # name and id on one line
             start = address + 2

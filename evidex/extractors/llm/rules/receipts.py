@@ -48,7 +48,8 @@ where the slip points two ways, carries a ``doubt`` (:mod:`.match`) that sends i
   added after an earlier total), or when a rounding follows a plain total (:mod:`.payment`).
   Read by OCR, it also needs a second printed figure: what was paid, or the same amount on
   another line (OCR misreads a digit now and then, seldom the same figure twice the same way);
-* the first date printed: in doubt when the slip prints another date no label explains, or
+* the first date printed (never one end of a period: "24 NOVEMBER 2017 - 4 MARCH 2018"): in
+  doubt when the slip prints another date no label explains, or
   when it gives only a month and year (a sale is dated to the day); its day/month order is
   still the document's to settle (:mod:`evidex.extractors.verify.locales`);
 * the total, when a cell of its row runs to the left or right edge of the photo ("TOTAL" of
