@@ -87,5 +87,6 @@ def test_a_piece_of_a_business_name_goes_to_review_where_the_field_is_named_for_
         "the value is a piece of the name the quote prints: 'INDAH GIFT & HOME DECO'",
     )
     assert check_value("string", quote, quote, name="company", ocr=ocr).ok
-    # a field not named for a business may hold part of a line
-    assert check_value("string", "Kuala Lumpur", "53300 Kuala Lumpur Malaysia", name="city").ok
+    # a field not named for a business may hold part of a line, its address too
+    for field in ("city", "company_address"):
+        assert check_value("string", "Kuala Lumpur", "53300 Kuala Lumpur Malaysia", name=field).ok

@@ -442,7 +442,7 @@ def check_value(
     if check.ok or not ocr:
         return check
     if kind in ("string", "text") and isinstance(value, str) and not _one_number(value):
-        whole = ORGANISATION.search(name) and runs_on(value, quote)
+        whole = bool(ORGANISATION.search(name)) and bool(runs_on(value, quote))
         spaced = same_but_spacing(value, quote) and not cut_short(value, quote) and not whole
         return _SPACED if spaced else check
     if kind == "address" and isinstance(value, dict):

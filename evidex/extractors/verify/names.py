@@ -27,10 +27,11 @@ __all__ = ["ORGANISATION", "STAMP_WORDS", "cut_short", "runs_on"]
 STAMP_WORDS = r"(?:posted|paid|duplicate|reprint(?:ed)?|void|cancell?ed)"
 _STAMP = re.compile(rf"(?i){STAMP_WORDS}\W*")
 
-# a field named for a business, whose value is the whole name printed
+# a field named for a business ("company", "merchant_name", "current_employer"; not its
+# "company_address"), whose value is the whole name printed
 ORGANISATION = re.compile(
-    r"(?i)(?:^|_|\b)(?:company|merchant|vendor|supplier|seller|store|shop|employer|issuer|payee|"
-    r"business|organi[sz]ation|firm)"
+    r"(?i)(?:^|_)(?:company|merchant|vendor|supplier|seller|store|shop|employer|issuer|payee|"
+    r"business|organi[sz]ation|firm)(?:_?name)?$"
 )
 
 _MAX_WORDS = 4  # name words the quote may add before the legal form
@@ -92,7 +93,7 @@ def _name_words(words: Iterable[str]) -> list[str]:
     for word in words:
         if len(out) == _MAX_WORDS or not _WORD.fullmatch(word) or word.casefold() in _SMALL:
             break
-        if _STAMP.fullmatch(word):
+        if _STAMP.fullmatch(word):  # "YONG CEN ENTERPRISE POSTED": a stamp, not the name
             break
         out.append(word)
     return out
