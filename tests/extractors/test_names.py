@@ -63,6 +63,9 @@ def test_a_name_cut_short_goes_to_review_and_the_whole_name_verifies(ocr: bool) 
         ("GIFT & HOME DECO", "INDAH GIFT & HOME DECO", "INDAH GIFT & HOME DECO"),
         ("ABC HO", "ABC HO TRADING", "ABC HO TRADING"),
         ("SAM TRADING CO", "SAM SAM TRADING CO", "SAM SAM TRADING CO"),
+        # the quote as OCR spaced it out
+        ("D.I.Y. (JOHOR) SDN BHD", "MR D.I .Y. (JOHOR) SDN BHD", "MR D.I .Y. (JOHOR) SDN BHD"),
+        ("MR. D.I.Y. (M) SDN", "MR. D.I.Y. (M) SDN BHD", "MR. D.I.Y. (M) SDN BHD"),
         # whole: after a label, before an id, a stamp or a small word, or the quote itself
         ("ACME", "Company: ACME", ""),
         ("ACME SDN BHD", "ACME SDN BHD (123456-X)", ""),
@@ -70,6 +73,8 @@ def test_a_name_cut_short_goes_to_review_and_the_whole_name_verifies(ocr: bool) 
         ("YONG CEN ENTERPRISE", "YONG CEN ENTERPRISE POSTED", ""),
         ("Google", "Engineer at Google", ""),
         ("ABC HO TRADING", "ABC HO TRADING", ""),
+        ("MR D.I.Y. (JOHOR) SDN BHD", "MR D.I .Y. (JOHOR) SDN BHD", ""),
+        ("ABC", "XAB C TRADING", ""),  # spaces aside it starts inside a word
     ],
 )
 def test_runs_on_finds_the_name_a_piece_was_taken_from(value: str, quote: str, whole: str) -> None:

@@ -71,10 +71,10 @@ def runs_on(value: str, quote: str) -> str:
     ``value`` goes on before or after it, up to :data:`_MAX_WORDS` words each way), else
     ``""``."""
     value = value.strip().rstrip(".,;:")
-    at = quote.casefold().find(value.casefold()) if value else -1
-    if at < 0:
+    span = _found(value, quote) if value else None
+    if span is None:
         return ""
-    start, end = at, at + len(value)
+    start, end = span
     end += quote.startswith(".", end)
     if (start and not quote[start - 1].isspace()) or (
         end < len(quote) and not quote[end].isspace()
@@ -85,6 +85,21 @@ def runs_on(value: str, quote: str) -> str:
     if not before and not after:
         return ""
     return " ".join([*reversed(before), quote[start:end], *after])
+
+
+def _found(value: str, quote: str) -> tuple[int, int] | None:
+    """Where ``quote`` prints ``value`` (case aside), or, failing that, spaces aside: an OCR
+    engine's spaces ("MR D.I .Y. (JOHOR) SDN BHD") are not the name's."""
+    at = quote.casefold().find(value.casefold())
+    if at >= 0:
+        return at, at + len(value)
+    kept = [i for i, c in enumerate(quote) if not c.isspace()]
+    squashed = "".join(quote[i] for i in kept).casefold()
+    bare = "".join(value.split()).casefold()
+    at = squashed.find(bare) if bare else -1
+    if at < 0:
+        return None
+    return kept[at], kept[at + len(bare) - 1] + 1
 
 
 def _name_words(words: Iterable[str]) -> list[str]:
