@@ -98,18 +98,23 @@ def _text(value: Any, quote: str, fuzzy: bool = False, name: str = "") -> Check:
     if fuzzy:
         absent = [w for w in absent if not any(fuzz.ratio(w, x) >= 80 for x in q)]
     if not absent:
-        full = cut_short(value, quote) if isinstance(value, str) else ""
-        if full:
-            return Check(False, f"the quote names it in full, with its legal form: {full!r}")
-        whole = (
-            runs_on(value, quote) if isinstance(value, str) and ORGANISATION.search(name) else ""
-        )
-        if whole:
-            return Check(False, f"the value is a piece of the name the quote prints: {whole!r}")
-        return OK
+        return _piece(value, quote, name) if isinstance(value, str) else OK
     return Check(
         False, f"value {str(value)!r} is not what the quote says ({', '.join(absent)} not in it)"
     )
+
+
+def _piece(value: str, quote: str, name: str) -> Check:
+    """A name the quote holds word for word, failed where it is a piece of the name the quote
+    prints: cut short of its legal form (:func:`.names.cut_short`), or, in a field named for a
+    business, of any word around it (:func:`.names.runs_on`)."""
+    full = cut_short(value, quote)
+    if full:
+        return Check(False, f"the quote names it in full, with its legal form: {full!r}")
+    whole = runs_on(value, quote) if ORGANISATION.search(name) else ""
+    if whole:
+        return Check(False, f"the value is a piece of the name the quote prints: {whole!r}")
+    return OK
 
 
 def _in_order(runs: list[str], said: list[str]) -> bool:
@@ -442,8 +447,7 @@ def check_value(
     if check.ok or not ocr:
         return check
     if kind in ("string", "text") and isinstance(value, str) and not _one_number(value):
-        whole = bool(ORGANISATION.search(name)) and bool(runs_on(value, quote))
-        spaced = same_but_spacing(value, quote) and not cut_short(value, quote) and not whole
+        spaced = same_but_spacing(value, quote) and _piece(value, quote, name).ok
         return _SPACED if spaced else check
     if kind == "address" and isinstance(value, dict):
         parts = [str(text) for text in value.values() if text]
