@@ -690,6 +690,48 @@ def test_a_piece_of_the_names_row_read_out_of_order_sends_the_name_to_review() -
     review(company, "OCR read '&' (line 2) on the name's row apart from it")
 
 
+def test_a_name_among_pieces_of_a_logo_goes_to_review() -> None:
+    # "the Roti man bakery", a drawn logo: OCR read one word whole and the rest in pieces
+    rows = [["t 1e"], ["Roti"], ["m"], ["a n"], ["117, Jalan Radin Bagus, Sri Petaling"]]
+    company = read(receipt([*rows, *TAIL])).fields["company"]
+    assert (company.value, company.line_start) == ("Roti", 2)
+    review(company, "line 1 beside the name holds only pieces of letters ('t 1e')", "logo")
+
+
+def test_a_registered_mark_beside_the_name_is_no_piece_of_a_logo() -> None:
+    rows = [["R"], ["KEDAI PAPAN YEW CHUAN"], ["(001610235-P)"], *ADDRESS, *TAIL]
+    company = read(receipt(rows)).fields["company"]
+    assert (company.value, company.status) == ("KEDAI PAPAN YEW CHUAN", Status.VERIFIED)
+
+
+@pytest.mark.parametrize(
+    ("owner", "said"),
+    [
+        (
+            [["OWNED BY"], ["DOMMAL FOOD SERVICES SDN BHD"]],
+            "OWNED BY 'DOMMAL FOOD SERVICES SDN BHD'",
+        ),
+        ([["OWN BY: CHEF LEE SDN BHD"]], "OWN BY 'CHEF LEE SDN BHD'"),
+    ],
+)
+def test_a_slip_that_says_who_owns_the_shop_sends_the_brand_to_review(
+    owner: list[list[str]], said: str
+) -> None:
+    rows = [["OLD ASIA"], *ADDRESS, *TAIL, *owner]
+    company = read(receipt(rows)).fields["company"]
+    assert (company.value, company.line_start) == ("OLD ASIA", 1)
+    review(company, f"says who owns the shop ({said})", "check which is meant")
+
+
+def test_a_name_that_quotes_its_owner_stays_verified() -> None:
+    rows = [["32 PUB & BISTRO OWN BY CNU TRADING"], *ADDRESS, *TAIL]
+    company = read(receipt(rows)).fields["company"]
+    assert (company.value, company.status) == (
+        "32 PUB & BISTRO OWN BY CNU TRADING",
+        Status.VERIFIED,
+    )
+
+
 def test_a_line_holding_a_tax_id_is_no_name() -> None:
     rows = [["MR. DAKGALBI SOLARIS"], ["BRN GST No. 000417619968 President: Kang"], *ADDRESS]
     company = read(receipt([*rows, *TAIL])).fields["company"]

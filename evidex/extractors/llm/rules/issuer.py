@@ -24,7 +24,10 @@ of type, with no company form, may be a brand or a branch ("AMPANG 210") or the 
 ("WESTERN EASTERN" / "STATIONERY SDN BHD"): the name is then in doubt too. So is a name under
 what a lost name stands over: an address's line, or a company number with no name over it
 ("(1074617K)" / "IKEA Cheras"), unless the name carries a company form of its own. A label
-("PREPAY CHIT NUMBER") and pieces of a logo with no word of three letters ("GS T") are no name.
+("PREPAY CHIT NUMBER") and pieces of a logo with no word of three letters ("GS T") are no name,
+and a name beside such pieces ("t 1e" over "Roti") may be one word of the logo: in doubt. A slip
+that says who owns the shop ("OWNED BY" / "DOMMAL FOOD SERVICES SDN BHD") names two merchants,
+the brand and the company: the one the rules take is in doubt (:func:`owner_named`).
 
 A name too long for the paper runs over two lines, its company form on the lower one
 ("POPULAR BOOK" / "CO. (M) SDN BHD"): a line that is only a company form (with where the
@@ -79,6 +82,7 @@ __all__ = [
     "name_end",
     "name_start",
     "nos",
+    "owner_named",
     "printed_rows",
     "read_issuer",
 ]
@@ -589,6 +593,57 @@ def _apart(rows: list[_Row], cells: dict[int, list[Line]], first: int, last: int
     )
 
 
+# a row of letters OCR read in pieces, no word of three ("t 1e", "a n"): a logo's; one mark
+# alone is no piece ("R" of "®", "TM")
+_PIECES = re.compile(r"\s*(?:[^\W_]{1,2}\s+)+[^\W_]{1,2}\s*")
+
+
+def _among_pieces(rows: list[_Row], first: int, last: int) -> str:
+    """Why the name on ``rows[first..last]`` may be one word of a logo, or ``""``: the row
+    right above or right below it holds only pieces of letters ("t 1e" over "Roti", of "the
+    Roti man bakery"). An engine reads a logo's large or drawn letters apart, and the one word
+    it read whole passes for the name."""
+    beside = [rows[i] for i in (first - 1, last + 1) if 0 <= i < len(rows)]
+    pieces = [
+        row for row in beside if _PIECES.fullmatch(row.text) and re.search(r"[^\W\d_]", row.text)
+    ]
+    if not pieces:
+        return ""
+    return (
+        f"line {pieces[0].no} beside the name holds only pieces of letters "
+        f"({pieces[0].text.strip()!r}), as OCR reads a logo: the name may be one word of a "
+        "longer one, so check it against the image"
+    )
+
+
+# the slip names the company behind the shop: "OWNED BY", "OWN BY:", "OPERATED BY",
+# Malay "DIMILIKI OLEH"
+_OWNER = re.compile(r"(?i)\b(?:own(?:ed)?|operated|managed)\s+by\b|\bdimiliki\s+oleh\b")
+
+
+def owner_named(lines: list[Line], first: int, last: int) -> str:
+    """Why the name on ``lines[first..last]`` may not be the merchant meant, or ``""``: the
+    slip says who owns the shop ("DOMINO'S PIZZA" … "OWNED BY" / "DOMMAL FOOD SERVICES SDN
+    BHD", "OLD ASIA" / "OWN BY: CHEF LEE SDN BHD"), so it names two, the brand it trades as
+    and the company behind it, and which is "the merchant" is the reader's call. A name that
+    quotes both ("32 PUB & BISTRO OWN BY CNU TRADING") is not in doubt."""
+    for line in lines:
+        said = _OWNER.search(line.text)
+        if said is None or first <= line.index <= last:
+            continue
+        owner = line.text[said.end() :].strip(" :.-")
+        nxt = line.index + 1
+        if not owner and nxt < len(lines):
+            owner = lines[nxt].text.strip()
+        if not owner:
+            continue
+        return (
+            f"line {line.no} says who owns the shop ({said.group(0)} {owner!r}): the merchant "
+            "may be that company or the name the slip is headed with; check which is meant"
+        )
+    return ""
+
+
 def _lost_above(rows: list[_Row], first: int) -> str:
     """Why the merchant's own name may be lost above the name starting on ``rows[first]``, or
     ``""``: an address's line printed above it (a name stands over its address), or a company's
@@ -764,6 +819,7 @@ def read_issuer(
         or _lost_above(rows, first)
         or _off_axis(rows, page, first, last)
         or _apart(rows, cells, first, last)
+        or _among_pieces(rows, first, last)
         or (_set_above(rows, page, first) if typeset else "")
     )
     start = address if address is not None and address > last else len(texts)

@@ -70,7 +70,7 @@ from evidex.extractors.verify.currency import currency_marks
 from evidex.extractors.verify.fields import cut_off
 
 from .dates import MONTH_ONLY, find_dates, readings, spaced_dates
-from .issuer import Issuer, form_misread, name_end, name_start, nos, read_issuer
+from .issuer import Issuer, form_misread, name_end, name_start, nos, owner_named, read_issuer
 from .lines import Hit, Line, Lines, join_caveats
 from .match import Match, word_end
 from .meaning import Concept
@@ -217,7 +217,12 @@ class ReceiptFinder:
         if found is None:
             return []
         hit = self._quote_rows(found.first, found.last, found.how, True)
-        return [_doubted(hit, found.name_doubt or self._misread(found.first, found.last))]
+        doubt = (
+            found.name_doubt
+            or owner_named(self.lines.rows, found.first, found.last)
+            or self._misread(found.first, found.last)
+        )
+        return [_doubted(hit, doubt)]
 
     def issuer_address_hits(self) -> list[Hit]:
         if not self._receipt_like():
