@@ -105,6 +105,12 @@ def test_a_line_ending_in_a_company_form_is_no_address_line() -> None:
             ("63.30 was charged to a card (line 7), not the 60.30",),
             id="a-card-charge-for-another-amount",
         ),
+        pytest.param(
+            "AMT PAID INCL. GST : RM78.30\nAMT PAID EXCL. GST : RM73.87\nTOTAL EV :2.10\n",
+            "2.10",
+            ("line 6 says 78.30 was paid, not the 2.10 read as the total",),
+            id="an-amount-paid-for-another-amount",
+        ),
     ],
 )
 def test_a_total_the_slip_puts_in_doubt_goes_to_review(
@@ -228,6 +234,21 @@ def test_payment_reads_cash_change_card_and_roundings() -> None:
     assert pay.change is not None and (pay.change.line, pay.change.amount) == (2, 7.0)
     assert pay.cash is not None and pay.cash.amount == 20.1
     assert pay.paid == (13.1, "cash 20.10 (line 3) less change 7.00 (line 2) is 13.10")
+
+
+@pytest.mark.parametrize(
+    ("text", "paid"),
+    [
+        ("AMOUNT PAID: 50.00\nCHANGE: 1.20\n", (48.8, "cash 50.00 (line 1) less change 1.20")),
+        ("AMT PAID INCL GST : RM111.90\nAMT PAID EXCL. GST :RM 105.57\n", (111.9, "line 1 says")),
+    ],
+)
+def test_an_amount_paid_is_what_was_paid_less_any_change(
+    text: str, paid: tuple[float, str]
+) -> None:
+    rows = Lines(TextParser().parse(text.encode(), "slip.txt")).rows
+    found = payment(rows, row_cells(rows)).paid
+    assert found is not None and found[0] == paid[0] and found[1].startswith(paid[1]), found
 
 
 def _cells(rows: list[list[str]]) -> ParsedDocument:

@@ -4,8 +4,10 @@ A till prints more than one figure the total must agree with: the rounding it ap
 (``TOTAL 33.92`` / ``ROUNDING ADJ -0.02`` / ``TOTAL ROUNDED 33.90``), what it added after an
 earlier total (``TOTAL AMOUNT 49.60`` / ``SERV CHARGE 4.96`` / ``GST 3.27`` / ``ROUNDING -0.03``
 / ``TOTAL AMOUNT 57.80``) and what was handed over (``CASH 50.00`` / ``CHANGE 16.10``: 33.90 was
-paid). A total that cash less change confirms is settled whatever else the slip prints; one that
-another total line contradicts, with nothing printed to explain the difference, is not. The sign
+paid), or what it says was paid in so many words (``AMT PAID INCL. GST : RM78.30``, which a
+``TOTAL EV :2.10`` of loyalty points under it does not match). A total that what was paid
+confirms is settled whatever else the slip prints; one that another total line contradicts,
+with nothing printed to explain the difference, is not. The sign
 of a rounding alone is not trusted (tills print ``-0.02``, ``-RM 0.02`` and ``0.02`` for the same
 adjustment): its size is compared.
 
@@ -40,9 +42,12 @@ _FIGURE = re.compile(
 )
 _CHANGE = re.compile(r"(?i)\b(?:change|baki)\b")
 _CASH = re.compile(
-    r"(?i)^\W*(?:cash|tunai|tender(?:ed)?|amount\s+(?:tendered|paid)|paid)\b"
+    r"(?i)^\W*(?:cash|tunai|tender(?:ed)?|amount\s+tendered|paid)\b"
     r"(?!\s*(?:bill|sales?|receipt|refund|register|mode|method)\b)"
 )
+# what the slip says was paid, in so many words ("AMOUNT PAID", "AMT PAID INCL. GST"), not
+# a part of it ("AMT PAID EXCL. GST")
+_PAID = re.compile(r"(?i)^\W*(?:amount|amt)\.?\s+paid\b(?!.*\b(?:excl\w*|before|less)\b)")
 _CARD = re.compile(
     r"(?i)^\W*(?:visa|master\s*card|amex|credit\s*card|debit\s*card|card|e-?wallet)\b"
 )
@@ -71,24 +76,35 @@ class Payment:
     cash: Figure | None  # the last cash handed over
     change: Figure | None  # the last change given back
     card: Figure | None = None  # the last amount charged to a card
+    stated: Figure | None = None  # the last "AMOUNT PAID"
 
     @property
     def paid(self) -> tuple[float, str] | None:
-        """What the slip says was paid, and how it says so: cash less change when both are
-        printed, else the one amount charged to a card when no cash is printed."""
-        if self.cash is not None and self.change is not None:
-            paid = round(self.cash.amount - self.change.amount, 2)
+        """What the slip says was paid, and how it says so: cash (or an amount paid) less
+        change when both are printed, else the amount a line says was paid ("AMOUNT PAID")
+        when no change is, else the one amount charged to a card when no cash is printed."""
+        handed = self.cash if self.cash is not None else self.stated
+        if handed is not None and self.change is not None:
+            paid = round(handed.amount - self.change.amount, 2)
             if paid <= 0:
                 return None
             how = (
-                f"cash {self.cash.amount:.2f} (line {self.cash.line}) less change "
+                f"cash {handed.amount:.2f} (line {handed.line}) less change "
                 f"{self.change.amount:.2f} (line {self.change.line}) is {paid:.2f}"
             )
             return paid, how
+        if self.stated is not None:
+            stated = self.stated
+            return stated.amount, f"line {stated.line} says {stated.amount:.2f} was paid"
         if self.card is not None and self.cash is None:
             card = self.card
             return card.amount, f"{card.amount:.2f} was charged to a card (line {card.line})"
         return None
+
+    @property
+    def change_given(self) -> bool:
+        """Whether the slip prints cash (or an amount paid) and the change given back."""
+        return (self.cash is not None or self.stated is not None) and self.change is not None
 
 
 def money(text: str) -> float | None:
@@ -157,7 +173,7 @@ def payment(rows: list[Line], cells: dict[int, list[Line]]) -> Payment:
     """The slip's figures, read row by row: a label and its amount in two cells of one row are
     one figure (``cells``: :func:`row_cells`)."""
     rounding: list[Figure] = []
-    cash = change = card = None
+    cash = change = card = stated = None
     for line in rows:
         row = cells.get(line.index, [])
         if any(r.x0 < line.x0 for r in row):
@@ -173,10 +189,12 @@ def payment(rows: list[Line], cells: dict[int, list[Line]]) -> Payment:
         figure = Figure(line.no, amount, line.page, line.y0)
         if _CHANGE.search(line.text):
             change = figure
+        elif _PAID.match(line.text):
+            stated = figure
         elif _CASH.match(line.text):
             cash = figure
         elif _CARD.match(line.text):
             card = figure
         elif _ROUNDING.match(line.text):
             rounding.append(figure)
-    return Payment(tuple(rounding), cash, change, card)
+    return Payment(tuple(rounding), cash, change, card, stated)

@@ -335,7 +335,7 @@ class ReceiptFinder:
         """What cash less change says was paid (a card charge may carry a tip or a fee, so it
         is no measure of the total here)."""
         pay = self._payment()
-        return pay.paid if pay.cash is not None and pay.change is not None else None
+        return pay.paid if pay.change_given else None
 
     def _paid_instead(self, total: _Total) -> tuple[Line, Match] | None:
         """Where cash less change says another amount was paid than the total line gives, and
