@@ -732,6 +732,19 @@ def test_a_name_that_quotes_its_owner_stays_verified() -> None:
     )
 
 
+def test_a_branch_in_brackets_under_the_name_sends_it_to_review() -> None:
+    rows = [["CHECKERS HYPERMARKET SDN BHD"], ["(JALAN KLANG LAMA)"], *ADDRESS, *TAIL]
+    company = read(receipt(rows)).fields["company"]
+    assert (company.value, company.line_start) == ("CHECKERS HYPERMARKET SDN BHD", 1)
+    review(company, "line 2 under the name is in brackets ('(JALAN KLANG LAMA)')", "branch")
+
+
+def test_an_id_in_brackets_under_the_name_leaves_it_verified() -> None:
+    rows = [["CHECKERS HYPERMARKET SDN BHD"], ["(COMPANY NO: 564429-W)"], *ADDRESS, *TAIL]
+    company = read(receipt(rows)).fields["company"]
+    assert (company.value, company.status) == ("CHECKERS HYPERMARKET SDN BHD", Status.VERIFIED)
+
+
 def test_a_line_holding_a_tax_id_is_no_name() -> None:
     rows = [["MR. DAKGALBI SOLARIS"], ["BRN GST No. 000417619968 President: Kang"], *ADDRESS]
     company = read(receipt([*rows, *TAIL])).fields["company"]

@@ -27,7 +27,8 @@ what a lost name stands over: an address's line, or a company number with no nam
 ("PREPAY CHIT NUMBER") and pieces of a logo with no word of three letters ("GS T") are no name,
 and a name beside such pieces ("t 1e" over "Roti") may be one word of the logo: in doubt. A slip
 that says who owns the shop ("OWNED BY" / "DOMMAL FOOD SERVICES SDN BHD") names two merchants,
-the brand and the company: the one the rules take is in doubt (:func:`owner_named`).
+the brand and the company: the one the rules take is in doubt (:func:`owner_named`), as is a
+name over a branch in brackets ("(JALAN KLANG LAMA)"), which may be part of it.
 
 A name too long for the paper runs over two lines, its company form on the lower one
 ("POPULAR BOOK" / "CO. (M) SDN BHD"): a line that is only a company form (with where the
@@ -616,6 +617,23 @@ def _among_pieces(rows: list[_Row], first: int, last: int) -> str:
     )
 
 
+def _bracket_below(rows: list[_Row], last: int) -> str:
+    """Why the name ending on ``rows[last]`` may run on, or ``""``: the row under it is words
+    in brackets, no id ("CHECKERS HYPERMARKET SDN BHD" / "(JALAN KLANG LAMA)"): a branch the
+    name is printed with, which may be part of it or not."""
+    if last + 1 >= len(rows):
+        return ""
+    below = rows[last + 1].text.strip()
+    if not (below.startswith("(") and below.endswith(")")) or not _NAME_WORD.search(below):
+        return ""
+    if re.search(r"\d", below) or _registration(below) or aside(below):
+        return ""
+    return (
+        f"line {rows[last + 1].no} under the name is in brackets ({below!r}): a branch printed "
+        "with the name, which may be part of it; check which the merchant's name is"
+    )
+
+
 # the slip names the company behind the shop: "OWNED BY", "OWN BY:", "OPERATED BY",
 # Malay "DIMILIKI OLEH"
 _OWNER = re.compile(r"(?i)\b(?:own(?:ed)?|operated|managed)\s+by\b|\bdimiliki\s+oleh\b")
@@ -820,6 +838,7 @@ def read_issuer(
         or _off_axis(rows, page, first, last)
         or _apart(rows, cells, first, last)
         or _among_pieces(rows, first, last)
+        or _bracket_below(rows, last)
         or (_set_above(rows, page, first) if typeset else "")
     )
     start = address if address is not None and address > last else len(texts)
