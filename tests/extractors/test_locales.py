@@ -14,7 +14,7 @@ from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
 from evidex.extractors.parse.text import TextParser
 from evidex.extractors.pipeline import extract_parsed
 from evidex.extractors.verify.compare import check_value
-from evidex.extractors.verify.locales import settle_order, territory_order
+from evidex.extractors.verify.locales import postcode_and_region, settle_order, territory_order
 from evidex.extractors.verify.readings import currencies_in, numbers_in
 from evidex.schemas import FieldResult, SchemaDef, Status, schema_from_json
 
@@ -234,3 +234,19 @@ def test_without_a_cue_the_date_goes_to_review_as_before() -> None:
     field = _date(UNPLACED, "2017-12-02")
     assert field.status is Status.NEEDS_REVIEW
     assert "is not settled by the document; 2017-12-02 is one of two readings" in field.reasons[0]
+
+
+@pytest.mark.parametrize(
+    ("line", "placed"),
+    [
+        ("56000 KUALA LUMPUR, MALAYSI.", True),
+        ("43200 CHERAS, SELANGOR DARUL EHSAN", True),
+        ("81200 JOHOR BAHRU,", True),
+        ("NO 5, JALAN PERAK,", False),  # a street named for a region: no postcode before it
+        ("SELANGOR 43200", False),  # the postcode after the region
+    ],
+)
+def test_a_postcode_and_a_region_after_it_make_an_addresss_last_line(
+    line: str, placed: bool
+) -> None:
+    assert postcode_and_region(line) is placed

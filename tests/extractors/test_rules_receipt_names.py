@@ -473,11 +473,21 @@ def test_a_name_of_one_word_takes_the_line_above_in_doubt() -> None:
 STREET = [["99 SPEED MART S/B (519537-X)"], ["LOT P.T. 2811, JALAN ANGSA,"]]
 
 
-@pytest.mark.parametrize("after", ["1032-SUBANG PERDANA", "AEON SHAH ALAM"])
-def test_a_line_after_the_region_that_ends_the_address_goes_to_review(after: str) -> None:
-    rows = [*STREET, ["41150 KLANG, SELANGOR"], [after], ["GST ID. NO : 000181747712"]]
+@pytest.mark.parametrize(
+    ("placed", "after"),
+    [
+        ("41150 KLANG, SELANGOR", "1032-SUBANG PERDANA"),
+        ("41150 KLANG, SELANGOR", "AEON SHAH ALAM"),
+        # a postcode and a region, the country cut short after them
+        ("56000 KUALA LUMPUR, MALAYSI.", "IOI MALL"),
+    ],
+)
+def test_a_line_after_the_region_that_ends_the_address_goes_to_review(
+    placed: str, after: str
+) -> None:
+    rows = [*STREET, [placed], [after], ["GST ID. NO : 000181747712"]]
     address = read(receipt([*rows, *TAIL[1:]])).fields["address"]
-    assert address.value == f"LOT P.T. 2811, JALAN ANGSA, 41150 KLANG, SELANGOR {after}"
+    assert address.value == f"LOT P.T. 2811, JALAN ANGSA, {placed} {after}"
     review(address, "line 3 ends the address with its region or country", "line 4 after it")
 
 

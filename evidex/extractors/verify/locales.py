@@ -45,6 +45,7 @@ __all__ = [
     "Order",
     "ends_in_legal_form",
     "ends_in_place",
+    "postcode_and_region",
     "settle_order",
     "territory_order",
 ]
@@ -201,6 +202,19 @@ def ends_in_place(text: str) -> bool:
     province: "41150 KLANG, SELANGOR", "56000 KUALA LUMPUR, MALAYSIA"), as an address's last
     line does; a comma after it carries the address on."""
     return bool(_place_at_end().search(text))
+
+
+def postcode_and_region(text: str) -> bool:
+    """Whether ``text`` prints a region's name after a postcode of the region's country
+    ("56000 KUALA LUMPUR, MALAYSI .", "43200 CHERAS, SELANGOR DARUL EHSAN"): an address's
+    last line, even where what follows the region is not a place's name."""
+    regions, postcodes = _regions()
+    for m in _region_pattern().finditer(text):
+        for territory in regions.get(m.group().lower(), frozenset()):
+            shape = postcodes.get(territory)
+            if shape is not None and any(p.end() <= m.start() for p in shape.finditer(text)):
+                return True
+    return False
 
 
 _AMOUNTISH = re.compile(r"\d[\d,.]*[.,]\d{2}(?!\d)")

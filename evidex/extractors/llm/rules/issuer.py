@@ -70,7 +70,7 @@ from functools import lru_cache
 from rapidfuzz.distance import Levenshtein
 
 from evidex.extractors.verify.literals import literals
-from evidex.extractors.verify.locales import SHORTHAND_FORMS, ends_in_place
+from evidex.extractors.verify.locales import SHORTHAND_FORMS, ends_in_place, postcode_and_region
 from evidex.extractors.verify.names import STAMP_WORDS
 
 from .dates import find_dates
@@ -488,10 +488,18 @@ def _address_doubt(rows: list[_Row], name_end: int, start: int, stop: int) -> st
 
 def _past_place(rows: list[_Row], start: int, stop: int) -> str:
     """Why lines read into the address after the line that ends in its region or country
-    ("41150 KLANG, SELANGOR") may not belong to it (a branch's or a mall's name: "1132-PK SS6",
+    ("41150 KLANG, SELANGOR"), or gives a postcode and a region ("56000 KUALA LUMPUR, MALAYSI ."
+    / "IOI MALL"), may not belong to it (a branch's or a mall's name: "1132-PK SS6",
     "AEON SHAH ALAM"), or ``""``. A region or a country on a line of its own after it
     ("SELANGOR", "MALAYSIA") carries the address on."""
-    placed = next((i for i in range(start, stop - 1) if ends_in_place(rows[i].text)), None)
+    placed = next(
+        (
+            i
+            for i in range(start, stop - 1)
+            if ends_in_place(rows[i].text) or postcode_and_region(rows[i].text)
+        ),
+        None,
+    )
     if placed is None:
         return ""
     after = [
