@@ -722,6 +722,7 @@ def test_a_registered_mark_beside_the_name_is_no_piece_of_a_logo() -> None:
             "OWNED BY 'DOMMAL FOOD SERVICES SDN BHD'",
         ),
         ([["OWN BY: CHEF LEE SDN BHD"]], "OWN BY 'CHEF LEE SDN BHD'"),
+        ([["Owner by Castle Blue S/B"]], "Owner by 'Castle Blue S/B'"),
     ],
 )
 def test_a_slip_that_says_who_owns_the_shop_sends_the_brand_to_review(

@@ -642,9 +642,9 @@ def _bracket_below(rows: list[_Row], last: int) -> str:
     )
 
 
-# the slip names the company behind the shop: "OWNED BY", "OWN BY:", "OPERATED BY",
+# the slip names the company behind the shop: "OWNED BY", "OWN BY:", "Owner by", "OPERATED BY",
 # Malay "DIMILIKI OLEH"
-_OWNER = re.compile(r"(?i)\b(?:own(?:ed)?|operated|managed)\s+by\b|\bdimiliki\s+oleh\b")
+_OWNER = re.compile(r"(?i)\b(?:own(?:ed|er)?|operated|managed)\s+by\b|\bdimiliki\s+oleh\b")
 
 
 def owner_named(lines: list[Line], first: int, last: int) -> str:
