@@ -239,7 +239,7 @@ def test_payment_reads_cash_change_card_and_roundings() -> None:
 @pytest.mark.parametrize(
     ("text", "paid"),
     [
-        ("AMOUNT PAID: 50.00\nCHANGE: 1.20\n", (48.8, "cash 50.00 (line 1) less change 1.20")),
+        ("AMOUNT PAID: 50.00\nCHANGE: 1.20\n", (48.8, "the amount paid 50.00 (line 1)")),
         ("AMT PAID INCL GST : RM111.90\nAMT PAID EXCL. GST :RM 105.57\n", (111.9, "line 1 says")),
     ],
 )

@@ -7,9 +7,9 @@ earlier total (``TOTAL AMOUNT 49.60`` / ``SERV CHARGE 4.96`` / ``GST 3.27`` / ``
 paid), or what it says was paid in so many words (``AMT PAID INCL. GST : RM78.30``, which a
 ``TOTAL EV :2.10`` of loyalty points under it does not match). A total that what was paid
 confirms is settled whatever else the slip prints; one that another total line contradicts,
-with nothing printed to explain the difference, is not. The sign
-of a rounding alone is not trusted (tills print ``-0.02``, ``-RM 0.02`` and ``0.02`` for the same
-adjustment): its size is compared.
+with nothing printed to explain the difference, is not. The sign of a rounding alone is not
+trusted (tills print ``-0.02``, ``-RM 0.02`` and ``0.02`` for the same adjustment): its size is
+compared.
 
 Pure: the lines in, figures out.
 """
@@ -88,8 +88,9 @@ class Payment:
             paid = round(handed.amount - self.change.amount, 2)
             if paid <= 0:
                 return None
+            what = "cash" if handed is self.cash else "the amount paid"
             how = (
-                f"cash {handed.amount:.2f} (line {handed.line}) less change "
+                f"{what} {handed.amount:.2f} (line {handed.line}) less change "
                 f"{self.change.amount:.2f} (line {self.change.line}) is {paid:.2f}"
             )
             return paid, how
