@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -204,17 +204,27 @@ def ends_in_place(text: str) -> bool:
     return bool(_place_at_end().search(text))
 
 
+def _postcoded_regions(text: str) -> Iterator[tuple[re.Match[str], str, re.Pattern[str]]]:
+    """Each region's name ``text`` prints, with each territory holding a region of that name
+    and the territory's postcode pattern (territories with no postcode pattern left out), in
+    the territories' sorted order."""
+    regions, postcodes = _regions()
+    for m in _region_pattern().finditer(text):
+        for territory in sorted(regions.get(m.group().lower(), frozenset())):
+            shape = postcodes.get(territory)
+            if shape is not None:
+                yield m, territory, shape
+
+
 def postcode_and_region(text: str) -> bool:
     """Whether ``text`` prints a region's name after a postcode of the region's country
     ("56000 KUALA LUMPUR, MALAYSI .", "43200 CHERAS, SELANGOR DARUL EHSAN"): an address's
     last line, even where what follows the region is not a place's name."""
-    regions, postcodes = _regions()
-    for m in _region_pattern().finditer(text):
-        for territory in regions.get(m.group().lower(), frozenset()):
-            shape = postcodes.get(territory)
-            if shape is not None and any(p.end() <= m.start() for p in shape.finditer(text)):
-                return True
-    return False
+    return any(
+        p.end() <= m.start()
+        for m, _, shape in _postcoded_regions(text)
+        for p in shape.finditer(text)
+    )
 
 
 _AMOUNTISH = re.compile(r"\d[\d,.]*[.,]\d{2}(?!\d)")
@@ -281,23 +291,18 @@ def _line_cues(text: str) -> list[Cue]:
         order = territory_order(code)
         if alone and order is not None:
             out.append(Cue(order, f"names the country {_english_name(code)}", 2))
-    regions, postcodes = _regions()
-    for m in _region_pattern().finditer(text):
-        for territory in sorted(regions.get(m.group().lower(), frozenset())):
-            shape = postcodes.get(territory)
-            order = territory_order(territory)
-            if shape is None or order is None:
-                continue
-            postcode = shape.search(text)
-            if postcode is not None:
-                out.append(
-                    Cue(
-                        order,
-                        f"prints a postcode and region of {_english_name(territory)} "
-                        f"({postcode.group()} … {m.group()})",
-                        1,
-                    )
+    for m, territory, shape in _postcoded_regions(text):
+        order = territory_order(territory)
+        postcode = shape.search(text)
+        if order is not None and postcode is not None:
+            out.append(
+                Cue(
+                    order,
+                    f"prints a postcode and region of {_english_name(territory)} "
+                    f"({postcode.group()} … {m.group()})",
+                    1,
                 )
+            )
     out += _phone_cues(text) + _registration_cues(text)
     return out
 
