@@ -506,6 +506,24 @@ def test_a_region_or_country_on_a_line_of_its_own_ends_the_address(lower: str, l
     assert address.status is Status.VERIFIED, address.reasons
 
 
+def test_an_address_with_no_postcode_over_a_phone_and_then_one_goes_to_review() -> None:
+    # the phone printed beside the address's last line is read before it
+    rows = [["ARTRANGE STATIONERS & PRINT SDN BHD"], ["(1122327-U)"]]
+    rows += [["44 JALAN SS21/58 DAMANSARA UTAMA"], ["TEL : 03-77271129"]]
+    rows += [["47400 PETALING JAYA"], ["GST ID: 001725239296"], ["TOTAL", "RM 15.40"]]
+    address = read(receipt(rows)).fields["address"]
+    assert address.value == "44 JALAN SS21/58 DAMANSARA UTAMA"
+    review(address, "gives no postcode", "line 5 after it opens with one ('47400 PETALING JAYA')")
+
+
+def test_an_address_with_its_postcode_stands_whatever_opens_the_lines_after_it() -> None:
+    rows = [["KEDAI RUNCIT MAJU SDN BHD"], ["(654321-K)"], *ADDRESS, ["TEL: 03-9173 8800"]]
+    rows += [["10400 PENANG"], ["TOTAL", "RM 33.90"], ["CASH", "RM 50.00"], ["CHANGE", "RM 16.10"]]
+    address = read(receipt(rows)).fields["address"]
+    assert address.value == "NO 8, JALAN 1/118B, DESA TUN RAZAK 56000 KUALA LUMPUR"
+    assert address.status is Status.VERIFIED, address.reasons
+
+
 def test_a_company_number_under_the_name_is_not_the_company() -> None:
     # "COMPANY" reads as the field's label, but "NO(814198-X)" after it says it labels an id
     rows = [["BAIFU (M) SDN BHD"], ["COMPANY NO(814198-X)"], *ADDRESS, *TAIL]

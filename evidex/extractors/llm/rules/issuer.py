@@ -53,7 +53,9 @@ number ("(TONYMOLY SHOP (95874))", "(SUBANG JASA) 666770-U"). The address ends a
 anywhere on a line, and takes a postcode printed alone under it where its lines give none
 ("47301"); lines read into it after the one that ends in its region or country (a branch's
 "1132-PK SS6") leave it in doubt, as does a word and a number alone ("Bentong-2") or any one line
-with no postcode and no street ("#0020 The Summit USJ": a branch's name).
+with no postcode and no street ("#0020 The Summit USJ": a branch's name), as does an address
+with no postcode where a line read just after it opens with one (a phone printed beside its
+last line, read in between).
 
 An OCR engine reads the cells of one printed row apart ("SAM SAM" | "TRADING" | "CO") and puts
 spaces inside ids ("( M051 7 726)"): the block is read over printed rows
@@ -483,7 +485,28 @@ def _address_doubt(rows: list[_Row], name_end: int, start: int, stop: int) -> st
             f"the address's last line (line {last.no}) ends in "
             f"{last.text.rstrip()[-1]!r}, so it may run on beyond what was read"
         )
-    return _past_place(rows, start, stop)
+    return _past_place(rows, start, stop) or _postcode_after(rows, start, stop)
+
+
+_POSTCODE_REACH = 3  # rows after the address where its postcode line may have been read
+
+
+def _postcode_after(rows: list[_Row], start: int, stop: int) -> str:
+    """Why the address ``rows[start:stop]`` may stop short of its postcode, or ``""``: it gives
+    none, and a line read within :data:`_POSTCODE_REACH` rows after it opens with one ("44
+    JALAN SS21/58 DAMANSARA UTAMA" / "TEL : 03-77271129" / "47400 PETALING JAYA"): a phone
+    printed beside the address is read in between, and the address goes on there."""
+    if any(_POSTCODE.search(_bare(r.text)) for r in rows[start:stop]):
+        return ""
+    found = next(
+        (r for r in rows[stop : stop + _POSTCODE_REACH] if _POSTCODE_FIRST.match(r.text)), None
+    )
+    if found is None:
+        return ""
+    return (
+        f"the address gives no postcode, and line {found.no} after it opens with one "
+        f"({found.text.strip()!r}): the address may go on there"
+    )
 
 
 def _past_place(rows: list[_Row], start: int, stop: int) -> str:
