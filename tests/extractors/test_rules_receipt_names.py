@@ -444,8 +444,9 @@ def test_a_numbered_title_ends_the_address() -> None:
     assert address.status is Status.VERIFIED, address.reasons
 
 
-def test_a_branch_code_after_the_id_is_cut_with_it() -> None:
-    rows = [["KING'S CONFECTIONERY S/B 273500-U (KJ1)"], *ADDRESS, *TAIL]
+@pytest.mark.parametrize("code", ["(KJ1)", "(KJ1 )", "( KJ1)"])  # OCR spaces inside brackets
+def test_a_branch_code_after_the_id_is_cut_with_it(code: str) -> None:
+    rows = [[f"KING'S CONFECTIONERY S/B 273500-U {code}"], *ADDRESS, *TAIL]
     company = read(receipt(rows)).fields["company"]
     assert (company.value, company.status) == ("KING'S CONFECTIONERY S/B", Status.VERIFIED)
 

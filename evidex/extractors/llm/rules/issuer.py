@@ -144,7 +144,8 @@ _TRAILING_ID = re.compile(r"\s*\(\s*[A-Z]{0,3}\d{4,}[\dA-Z-]*(?:\s[A-Z])?\)\s*$"
 # an office's stamp over the print, read on the name's line
 _STAMP = re.compile(rf"(?i)(?<=\w)\s+{STAMP_WORDS}\W*$")
 _STAMP_ALONE = re.compile(rf"(?i)^\W*{STAMP_WORDS}\W*$")  # "POSTED" over the name: no name
-_CODE = re.compile(r"\s*\([A-Z][A-Z\d]{0,3}\)\s*$")  # a branch's code after an id: "(KJ1)"
+# a branch's code after an id: "(KJ1)", read by OCR with spaces inside "(KJ1 )"
+_CODE = re.compile(r"\s*\(\s*[A-Z][A-Z\d]{0,3}\s*\)\s*$")
 
 
 _NEAR_FORM = 6  # letters: the shortest company form a one-letter misreading is looked for in
