@@ -77,7 +77,7 @@ from .meaning import Concept
 from .money import as_read, closed_up, parse_amount
 from .ocr_text import misread, tidied
 from .payment import Payment, accounted, amount_of, close, payment, row_cells
-from .total_labels import NOT_TOTAL, final_words, names_a_part, total_words
+from .total_labels import NOT_TOTAL, final_words, names_a_part, other_measure, total_words
 
 __all__ = ["OCR_SURE", "ReceiptFinder"]
 
@@ -444,6 +444,12 @@ class ReceiptFinder:
             return (
                 f"the amount is read from line {line.no}, under a total label on a line of its "
                 "own, so which label it belongs to is not printed"
+            )
+        if measure := other_measure(labels[-1]):
+            return (
+                f"its label on line {labels[-1].no} ({labels[-1].text.strip()!r}) totals "
+                f"{measure!r}, which names no money (an amount, a currency): it may be a sum of "
+                "points or units, not what was paid"
             )
         later = [
             r

@@ -1,15 +1,18 @@
 """The words that name a receipt's total ("TOTAL", "NETT TOTAL", "AMOUNT DUE"), those that say
 it is the final one ("GRAND TOTAL", "ROUNDED TOTAL"), and those that name a part of it or what
 was handed over ("SUB TOTAL", "TOTAL GST", "CASH"), as a text layer prints them and as an OCR
-engine reads them. Pure."""
+engine reads them; and an abbreviation after TOTAL that names no money ("Total GV", a sum of a
+loyalty scheme's points). Pure."""
 
 from __future__ import annotations
 
 import re
 
+from evidex.extractors.verify.currency import symbol_table
+
 from .lines import Line
 
-__all__ = ["NOT_TOTAL", "final_words", "names_a_part", "total_words"]
+__all__ = ["NOT_TOTAL", "final_words", "names_a_part", "other_measure", "total_words"]
 
 _TOTAL_WORDS = re.compile(
     r"(?i)\b(?:(?:grand|nett?|rounded|round(?:ed)?\s*d?|final)\s*)?total\b|\bamount\s+(?:due|"
@@ -66,3 +69,22 @@ def names_a_part(text: str) -> bool:
     label = _INCLUDED.sub(" ", text)
     label = label.split(":")[0] if ":" in label else label
     return bool(NOT_TOTAL.search(label) or _RATE.search(label))
+
+
+# abbreviations after TOTAL that still name the money: its amount, what is due, a tax included
+# ("TOTAL AMT", "TOTAL INC GST", French "TOTAL TTC"); a currency's mark or code is one too
+_MONEY_WORDS = frozenset({"AMT", "DUE", "INC", "NET", "TTC", "ALL"})
+_ABBREVIATION = re.compile(r"\s*([A-Z]{2,3})\b(?![.'])")
+
+
+def other_measure(line: Line) -> str:
+    """The abbreviation ``line``'s total label qualifies TOTAL with where it names no money
+    ("GV" of "Total GV :10.56", a sum of a loyalty scheme's points), else ``""``: a total of
+    something other than the money paid prints its figure as a total does."""
+    said = total_words(line).search(line.text)
+    if said is None:
+        return ""
+    code = _ABBREVIATION.match(line.text, said.end())
+    if code is None or code[1] in _MONEY_WORDS or code[1] in symbol_table():
+        return ""
+    return code[1]
