@@ -307,6 +307,17 @@ def test_a_narrow_1_does_not_split_a_number_but_a_real_gap_does() -> None:
     assert [w.text for w in spaced_words(found, pixels)] == ["81100", "07"]
 
 
+def test_a_segment_drawn_past_the_photos_edge_is_read_without_looking_beyond_it() -> None:
+    # a warped photo: the detector's box and the characters' boxes run on past the image's
+    # right edge at column 70; a decimal point is looked for between "12" and "34" out there
+    pixels, quads = _printed({0: "T", 1: "O", 2: "T", 3: "A", 4: "L", 6: "1", 7: "2", 9: "3"}, 150)
+    quads = [*quads[:7], [[98, 18], [109, 18], [109, 42], [98, 42]], *quads[7:]]
+    quads.append([[120, 18], [131, 18], [131, 42], [120, 42]])
+    text, box = "TOTAL12 34", [[10, 18], [131, 18], [131, 42], [10, 42]]
+    found = [[box, text, 0.95, quads, list(text), [0.9] * 10]]
+    assert [w.text for w in spaced_words(found, pixels[:, :70])] == ["TOTAL", "12", "34"]
+
+
 def test_letters_beside_a_narrow_1_still_get_their_space() -> None:
     pixels, quads = _printed({0: "L", 1: "O", 2: "T", 4: "1"}, 80)
     found = [

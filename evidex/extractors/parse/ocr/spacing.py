@@ -336,7 +336,8 @@ def _point(strip: np.ndarray, start: int, end: int) -> tuple[int, int] | None:
     is small and low enough."""
     threshold = otsu(strip) if strip.size else 0.0
     ink_rows = np.flatnonzero(np.any(strip <= threshold, axis=1))
-    start, end = max(0, start), max(0, end)
+    # a segment the detector drew past the photo's edge has characters beyond its strip
+    start, end = max(0, start), min(max(0, end), strip.shape[1] - 1)
     if len(ink_rows) == 0 or end - start < 3:
         return None
     top, bottom = int(ink_rows[0]), int(ink_rows[-1]) + 1
