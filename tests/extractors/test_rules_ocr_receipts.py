@@ -340,7 +340,10 @@ def test_closed_up_takes_ocr_spaces_out_of_amounts(text: str, closed: str) -> No
         ("L0T 1851-A", "'L0T' has a zero between letters"),
         ("JOHOR 8120o", "'8120o' has a letter O inside a number"),
         ("MR D.I.Y. （H) SDN BHD", "'（H)' has a full-width CJK mark"),
-        ("S117, K3-113, U13/X, NO.59", ""),
+        ("URBAN 1DEA SDN BHD", "'1DEA' has a one among its letters, where print has an I or an l"),
+        ("HQ: 7, J1n SS21/34", "'J1n' has a one among its letters, where print has an I or an l"),
+        # an ordinal, a unit, a block and a code keep their ones
+        ("S117, K3-113, U13/X, NO.59, 1ST FLOOR, NO. 20-A1, 1A/3, L1", ""),
     ],
 )
 def test_misread_names_the_sign(text: str, sign: str) -> None:

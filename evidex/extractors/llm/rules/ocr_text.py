@@ -5,12 +5,13 @@ before a comma or a closing bracket, after an opening one, between initials ("MR
 (JOHOR)", "BALAKONG , 43300"). :func:`tidied` takes those out of a value read by OCR; the quote
 keeps the line as read, and verification compares them spacing aside.
 
-**Misreads.** Print never puts a zero between letters ("L0T", "INV0ICE"), a letter O at the
-end of or inside a number ("8120o", "5O0"), a full-width bracket from a CJK font inside a Latin
+**Misreads.** Print never puts a zero between letters ("L0T", "INV0ICE"), a one between
+letters or before a word's three ("J1n", "S1ip", "1DEA": an l or an I), a letter O at the end
+of or inside a number ("8120o", "5O0"), a full-width bracket from a CJK font inside a Latin
 line ("MR D.I.Y. （H) SDN BHD"), or a raised dot inside an id ("(519537·X)"): those are the
-engine confusing shapes (O and 0; the Chinese model's punctuation). Each is a reason to have a
-person look, never a correction: the backend does not guess what was printed. Only lines read
-by OCR are looked at; a text layer holds what the document says.
+engine confusing shapes (O and 0, l and 1; the Chinese model's punctuation). Each is a reason
+to have a person look, never a correction: the backend does not guess what was printed. Only
+lines read by OCR are looked at; a text layer holds what the document says.
 
 **Letters spaced apart.** An engine that loses a word's shape reads it in fragments: a capital
 standing alone between two runs of letters ("KAWASAN PER I NDUSTRI AN", "STRICTL Y NO CASH",
@@ -29,6 +30,11 @@ __all__ = ["misread", "tidied"]
 
 _SIGNS = (
     (re.compile(r"(?<=[A-Za-z])0(?=[A-Za-z])"), "a zero between letters"),
+    # "J1n", "S1ip", "1DEA": a one between letters, or opening a word of three letters or more
+    (
+        re.compile(r"(?<=[A-Za-z])1(?=[A-Za-z])|(?<!\w)1(?=[A-Za-z]{3})"),
+        "a one among its letters, where print has an I or an l",
+    ),
     (re.compile(r"(?<=\d)[oO](?=\d|\b)"), "a letter O inside a number"),
     (re.compile(r"[\uff08\uff09\uff0c\uff1a\uff1b\u3001\u3002]"), "a full-width CJK mark"),
     (re.compile(r"(?<=[\dA-Za-z])[\u00b7\u2022](?=[\dA-Za-z])"), "a raised dot inside a word"),
