@@ -350,6 +350,19 @@ def test_misread_names_the_sign(text: str, sign: str) -> None:
     assert misread(text) == sign
 
 
+def test_a_marked_letter_in_a_name_on_a_slip_with_no_other_goes_to_review() -> None:
+    rows = [["LIM SENG THO HARDWARÉ TRADING"], ["(001451637-M)"], *TOP[2:]]
+    company = read(receipt([*rows, ["TOTAL", "RM 33.90"], *PAID])).fields["company"]
+    assert company.value == "LIM SENG THO HARDWARÉ TRADING"
+    review(company, "'HARDWARÉ' has a letter with a mark, where no other line of the slip has one")
+
+
+def test_a_marked_name_on_a_slip_that_writes_accents_elsewhere_stands() -> None:
+    rows = [["BRASSERIE DU MARCHÉ SARL"], ["(654321-K)"], *TOP[2:], ["2 CAFÉ CRÈME", "8.00"]]
+    company = read(receipt([*rows, ["TOTAL", "8.00"], ["ESPÈCES", "10.00"]])).fields["company"]
+    assert (company.value, company.status) == ("BRASSERIE DU MARCHÉ SARL", Status.VERIFIED)
+
+
 def test_tidied_sets_spaces_as_print_does() -> None:
     assert (
         tidied("S.H.H. MOTOR ( SUNGAI RENGIT ) SDN. BHD.")

@@ -20,13 +20,19 @@ a"). Print sets single letters as initials ("C W KHOO", "MR D I Y") or after a w
 a part ("BLOCK B", "TOWER C"), never a lone lowercase letter inside a name or an address, and
 seldom a capital between two words; a line split that way was not read as printed, and the
 characters the engine lost or added between the fragments are not in the value either.
+
+**Marks.** An engine reads a speck of dirt or a dot of ink over a letter as an accent
+("HARDWARÉ", "Restäurants", "Subang Jaça"). A slip printed in a language that writes accents
+has them on other lines too (an item, a label: "Espèces", "Rückgeld"); a single marked word in
+a name or an address, on a slip whose other lines have none, was misread (:func:`marked_word`).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
-__all__ = ["misread", "tidied"]
+__all__ = ["marked_word", "misread", "tidied"]
 
 _SIGNS = (
     (re.compile(r"(?<=[A-Za-z])0(?=[A-Za-z])"), "a zero between letters"),
@@ -90,6 +96,17 @@ def misread(text: str) -> str:
         if _run(text, m.start() - 1, -1) and _run(text, m.end(), 1):
             piece = f"{_word(text, m.start() - 2)} {m.group()} {_word(text, m.end() + 1)}"
             return f"{piece!r} has a letter standing alone, as an engine reads a word in pieces"
+    return ""
+
+
+def marked_word(text: str) -> str:
+    """The first word of ``text`` holding a Latin letter with a mark ("HARDWARÉ", "Jaça"), or
+    ``""``. An engine reads a speck over a letter as an accent; on a slip printed in a language
+    that writes none, such a letter is a misreading (see "Marks")."""
+    for i, char in enumerate(text):
+        bare = unicodedata.normalize("NFD", char)
+        if len(bare) > 1 and bare[0].isascii() and bare[0].isalpha():
+            return _word(text, i)
     return ""
 
 

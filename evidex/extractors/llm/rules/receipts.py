@@ -75,7 +75,7 @@ from .lines import Hit, Line, Lines, join_caveats
 from .match import Match, word_end
 from .meaning import Concept
 from .money import as_read, closed_up, parse_amount
-from .ocr_text import misread, tidied
+from .ocr_text import marked_word, misread, tidied
 from .payment import Payment, accounted, amount_of, close, payment, row_cells
 from .total_labels import NOT_TOTAL, final_words, names_a_part, other_measure, total_words
 
@@ -244,9 +244,17 @@ class ReceiptFinder:
         its form and the document's locale), and one misread letter ("PASAF" for "PASAR",
         "9/6" for "9/5") leaves a name or an address as plausible as the printed one."""
         rows = self.lines.rows[first : last + 1]
+        others = self.lines.rows[:first] + self.lines.rows[last + 1 :]
+        unmarked = not any(marked_word(line.text) for line in others)
         for line in rows:
             if line.read_by_ocr and (sign := misread(line.text) or form_misread(line.text)):
                 return f"line {line.no} was read by OCR and {sign}: it may not be what is printed"
+            if line.read_by_ocr and unmarked and (word := marked_word(line.text)):
+                return (
+                    f"line {line.no} was read by OCR and {word!r} has a letter with a mark, where "
+                    "no other line of the slip has one: an engine reads a speck over a letter as "
+                    "an accent, so it may not be what is printed"
+                )
         unsure = [line for line in rows if line.read_by_ocr and line.ocr < OCR_SURE]
         if unsure:
             line = min(unsure, key=lambda r: r.ocr)
