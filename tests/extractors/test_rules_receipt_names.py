@@ -549,8 +549,10 @@ def test_a_slips_number_before_the_name_is_not_part_of_it() -> None:
     assert (line.value, line.status) == ("BAIFU (M) SDN BHD", Status.VERIFIED)
 
 
-def test_a_digit_among_a_names_initials_sends_it_to_review() -> None:
-    rows = [["MR. D.1.Y. (M) SDN BHD"], ["(860671-D)"], *ADDRESS, *TAIL]
+@pytest.mark.parametrize("read_as", ["MR. D.1.Y. (M) SDN BHD", "MR. D.1 .Y. (M) SDN BHD"])
+def test_a_digit_among_a_names_initials_sends_it_to_review(read_as: str) -> None:
+    # also where OCR set a stray space before a point
+    rows = [[read_as], ["(860671-D)"], *ADDRESS, *TAIL]
     company = read(receipt(rows)).fields["company"]
     assert company.value == "MR. D.1.Y. (M) SDN BHD"
     review(company, "'D.1.Y.' has a digit among its initials")

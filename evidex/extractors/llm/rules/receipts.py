@@ -247,7 +247,8 @@ class ReceiptFinder:
         others = self.lines.rows[:first] + self.lines.rows[last + 1 :]
         unmarked = not any(marked_word(line.text) for line in others)
         for line in rows:
-            if line.read_by_ocr and (sign := misread(line.text) or form_misread(line.text)):
+            sign = misread(line.text) or misread(tidied(line.text)) or form_misread(line.text)
+            if line.read_by_ocr and sign:
                 return f"line {line.no} was read by OCR and {sign}: it may not be what is printed"
             if line.read_by_ocr and unmarked and (word := marked_word(line.text)):
                 return (
