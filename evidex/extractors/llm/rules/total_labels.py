@@ -73,8 +73,10 @@ def names_a_part(text: str) -> bool:
 
 # abbreviations after TOTAL that still name the money: its amount, what is due, a tax included
 # ("TOTAL AMT", "TOTAL INC GST", French "TOTAL TTC"); a currency's mark or code is one too
-_MONEY_WORDS = frozenset({"AMT", "DUE", "INC", "NET", "TTC", "ALL"})
-_ABBREVIATION = re.compile(r"\s*([A-Z]{2,3})\b(?![.'])")
+_MONEY_WORDS = frozenset({"AMT", "DUE", "INC", "NET", "TTC", "ALL", "FOR", "SUM", "OF", "IN"})
+# read in any case ("EV" as "eV"), and the label's last word: "Total Amt Rounded" misread as
+# "Total Ami Rounded" qualifies TOTAL with words, not with a code
+_ABBREVIATION = re.compile(r"(?i)\s*([A-Z]{2,3})\b(?=\s*(?:[:=]|\d|$))")
 
 
 def other_measure(line: Line) -> str:
@@ -85,6 +87,6 @@ def other_measure(line: Line) -> str:
     if said is None:
         return ""
     code = _ABBREVIATION.match(line.text, said.end())
-    if code is None or code[1] in _MONEY_WORDS or code[1] in symbol_table():
+    if code is None or code[1].upper() in _MONEY_WORDS or code[1].upper() in symbol_table():
         return ""
     return code[1]
