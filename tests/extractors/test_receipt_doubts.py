@@ -241,6 +241,8 @@ def test_payment_reads_cash_change_card_and_roundings() -> None:
     [
         ("AMOUNT PAID: 50.00\nCHANGE: 1.20\n", (48.8, "the amount paid 50.00 (line 1)")),
         ("AMT PAID INCL GST : RM111.90\nAMT PAID EXCL. GST :RM 105.57\n", (111.9, "line 1 says")),
+        # "EXCL." as an engine misreads it is still no amount paid
+        ("AMT PAID INCL GST : RM111.90\nAmt Paid xcl. GST:RM 105.57\n", (111.9, "line 1 says")),
     ],
 )
 def test_an_amount_paid_is_what_was_paid_less_any_change(

@@ -46,8 +46,8 @@ _CASH = re.compile(
     r"(?!\s*(?:bill|sales?|receipt|refund|register|mode|method)\b)"
 )
 # what the slip says was paid, in so many words ("AMOUNT PAID", "AMT PAID INCL. GST"), not
-# a part of it ("AMT PAID EXCL. GST")
-_PAID = re.compile(r"(?i)^\W*(?:amount|amt)\.?\s+paid\b(?!.*\b(?:excl\w*|before|less)\b)")
+# a part of it ("AMT PAID EXCL. GST", as OCR reads it too: "Amt Paid xcl. GST")
+_PAID = re.compile(r"(?i)^\W*(?:amount|amt)\.?\s+paid\b(?!.*\b(?:e?x\w*|before|less)\b)")
 _CARD = re.compile(
     r"(?i)^\W*(?:visa|master\s*card|amex|credit\s*card|debit\s*card|card|e-?wallet)\b"
 )
