@@ -549,6 +549,20 @@ def test_a_slips_number_before_the_name_is_not_part_of_it() -> None:
     assert (line.value, line.status) == ("BAIFU (M) SDN BHD", Status.VERIFIED)
 
 
+def test_a_name_opening_in_lower_case_before_capitals_goes_to_review() -> None:
+    # the photo's warp took the "S" of "Segi"
+    rows = [["egi Cash & Carry Sdn. Bhd."], ["(317041-W)"], *ADDRESS, *TAIL]
+    company = read(receipt(rows)).fields["company"]
+    assert company.value == "egi Cash & Carry Sdn. Bhd."
+    review(company, "opens with a word in lower case ('egi')", "its first letter may be lost")
+
+
+def test_a_brand_styled_with_a_small_first_letter_stands() -> None:
+    rows = [["eBay Marketplace Sdn. Bhd."], ["(317041-W)"], *ADDRESS, *TAIL]
+    company = read(receipt(rows)).fields["company"]
+    assert (company.value, company.status) == ("eBay Marketplace Sdn. Bhd.", Status.VERIFIED)
+
+
 @pytest.mark.parametrize("read_as", ["MR. D.1.Y. (M) SDN BHD", "MR. D.1 .Y. (M) SDN BHD"])
 def test_a_digit_among_a_names_initials_sends_it_to_review(read_as: str) -> None:
     # also where OCR set a stray space before a point

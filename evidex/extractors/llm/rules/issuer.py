@@ -28,7 +28,8 @@ what a lost name stands over: an address's line, or a company number with no nam
 and a name beside such pieces ("t 1e" over "Roti") may be one word of the logo: in doubt. A slip
 that says who owns the shop ("OWNED BY" / "DOMMAL FOOD SERVICES SDN BHD") names two merchants,
 the brand and the company: the one the rules take is in doubt (:func:`owner_named`), as is a
-name over a branch in brackets ("(JALAN KLANG LAMA)"), which may be part of it.
+name over a branch in brackets ("(JALAN KLANG LAMA)"), which may be part of it, and a name that
+opens with a word in lower case before capitals ("egi Cash & Carry"): its first letter lost.
 
 A name too long for the paper runs over two lines, its company form on the lower one
 ("POPULAR BOOK" / "CO. (M) SDN BHD"): a line that is only a company form (with where the
@@ -694,6 +695,26 @@ def owner_named(lines: list[Line], first: int, last: int) -> str:
     return ""
 
 
+_LOWER_WORD = re.compile(r"[a-z]{2,}(?=\s)")
+_CAPITALISED = re.compile(r"(?<!\S)[A-Z][a-z]")
+
+
+def _lost_capital(rows: list[_Row], first: int, last: int) -> str:
+    """Why the name on ``rows[first..last]`` may have lost its first letter, or ``""``: it
+    opens with a word in lower case where its other words start with capitals ("egi Cash &
+    Carry Sdn. Bhd.", a photo's warp or edge taking the "S"). A merchant's name is printed
+    with its first word set as the rest are."""
+    text = " ".join(r.text for r in rows[first : last + 1]).strip()
+    opening = _LOWER_WORD.match(text)
+    if opening is None or not _CAPITALISED.search(text, opening.end()):
+        return ""
+    return (
+        f"the name on {nos(rows, [first])} opens with a word in lower case "
+        f"({opening.group()!r}) where its other words start with capitals: its first letter "
+        "may be lost; check the name against the image"
+    )
+
+
 def _lost_above(rows: list[_Row], first: int) -> str:
     """Why the merchant's own name may be lost above the name starting on ``rows[first]``, or
     ``""``: an address's line printed above it (a name stands over its address), or a company's
@@ -871,6 +892,7 @@ def read_issuer(
         or _apart(rows, cells, first, last)
         or _among_pieces(rows, first, last)
         or _bracket_below(rows, last)
+        or _lost_capital(rows, first, last)
         or (_set_above(rows, page, first) if typeset else "")
     )
     start = address if address is not None and address > last else len(texts)
