@@ -525,6 +525,26 @@ def test_an_address_with_its_postcode_stands_whatever_opens_the_lines_after_it()
     assert address.status is Status.VERIFIED, address.reasons
 
 
+@pytest.mark.parametrize(
+    ("last", "why"),
+    [
+        ("40300 SHAH ALAM, SELAUGOR.", "'SELAUGOR' is one letter from the region 'Selangor'"),
+        ("40300 SHAH ALAM, SELANGOR.", ""),
+        ("10400 PENANG", ""),  # the state's English name, no misread of a region's
+        ("43300 SERI KEMBANGAN", ""),
+    ],
+)
+def test_an_address_whose_region_reads_one_letter_off_goes_to_review(last: str, why: str) -> None:
+    rows = [["KEDAI RUNCIT MAJU SDN BHD"], ["(654321-K)"], ["LOT 3, JALAN PELABUR 23/1,"]]
+    rows += [[last], ["TEL: 03-9173 8800"], ["TOTAL", "RM 33.90"], *TAIL[2:]]
+    address = read(receipt(rows)).fields["address"]
+    assert address.value == f"LOT 3, JALAN PELABUR 23/1, {last}"
+    if why:
+        review(address, "line 4 was read by OCR and", why)
+    else:
+        assert address.status is Status.VERIFIED, address.reasons
+
+
 def test_a_company_number_under_the_name_is_not_the_company() -> None:
     # "COMPANY" reads as the field's label, but "NO(814198-X)" after it says it labels an id
     rows = [["BAIFU (M) SDN BHD"], ["COMPANY NO(814198-X)"], *ADDRESS, *TAIL]

@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from rapidfuzz.distance import Levenshtein
+
 from evidex.extractors.verify.currency import currency_marks, issuer, main_locales, symbol_table
 from evidex.extractors.verify.literals import literals
 
@@ -46,6 +48,7 @@ __all__ = [
     "ends_in_legal_form",
     "ends_in_place",
     "postcode_and_region",
+    "region_misread",
     "settle_order",
     "territory_order",
 ]
@@ -214,6 +217,31 @@ def _postcoded_regions(text: str) -> Iterator[tuple[re.Match[str], str, re.Patte
             shape = postcodes.get(territory)
             if shape is not None:
                 yield m, territory, shape
+
+
+def region_misread(text: str) -> str:
+    """What in ``text`` reads as a region's name with one letter misread, after a postcode of a
+    territory that has the region ("40300 Shah Alam, Selaugor." for Selangor), or ``""``. Only
+    words of five letters or more that are no region's name themselves are looked at."""
+    regions, postcodes = _regions()
+    territories = {t for t, shape in postcodes.items() if shape.search(text)}
+    if not territories:
+        return ""
+    for word in _LONG_WORD.finditer(text):
+        lowered = word.group().lower()
+        if lowered in regions:
+            continue
+        for name, holders in regions.items():
+            if (
+                holders & territories
+                and len(name) == len(lowered)
+                and Levenshtein.distance(name, lowered) == 1
+            ):
+                return f"{word.group()!r} is one letter from the region {name.title()!r}"
+    return ""
+
+
+_LONG_WORD = re.compile(r"(?<![^\W\d_])[^\W\d_]{5,}(?![^\W\d_])")
 
 
 def postcode_and_region(text: str) -> bool:

@@ -68,6 +68,7 @@ from typing import Any
 
 from evidex.extractors.verify.currency import currency_marks
 from evidex.extractors.verify.fields import cut_off
+from evidex.extractors.verify.locales import region_misread
 
 from .dates import MONTH_ONLY, find_dates, readings, spaced_dates
 from .issuer import Issuer, form_misread, name_end, name_start, nos, owner_named, read_issuer
@@ -238,16 +239,23 @@ class ReceiptFinder:
 
     def _misread(self, first: int, last: int) -> str:
         """Why the OCR reading of lines ``first``..``last`` may not be what is printed, or
-        ``""``: a sign of a misreading in the text (:func:`.ocr_text.misread`), else a line the
-        engine was less than :data:`OCR_SURE` sure of. A name or an address has no second
-        reading on the receipt (a total has cash less change, or the same figure again; a date
-        its form and the document's locale), and one misread letter ("PASAF" for "PASAR",
-        "9/6" for "9/5") leaves a name or an address as plausible as the printed one."""
+        ``""``: a sign of a misreading in the text (:func:`.ocr_text.misread`, a company form
+        or a region one letter off: "SON BHD", "Selaugor"; a marked letter on a slip with no
+        other), else a line the engine was less than :data:`OCR_SURE` sure of. A name or an
+        address has no second reading on the receipt (a total has cash less change, or the same
+        figure again; a date its form and the document's locale), and one misread letter
+        ("PASAF" for "PASAR", "9/6" for "9/5") leaves a name or an address as plausible as the
+        printed one."""
         rows = self.lines.rows[first : last + 1]
         others = self.lines.rows[:first] + self.lines.rows[last + 1 :]
         unmarked = not any(marked_word(line.text) for line in others)
         for line in rows:
-            sign = misread(line.text) or misread(tidied(line.text)) or form_misread(line.text)
+            sign = (
+                misread(line.text)
+                or misread(tidied(line.text))
+                or form_misread(line.text)
+                or region_misread(line.text)
+            )
             if line.read_by_ocr and sign:
                 return f"line {line.no} was read by OCR and {sign}: it may not be what is printed"
             if line.read_by_ocr and unmarked and (word := marked_word(line.text)):
