@@ -219,10 +219,14 @@ def _postcoded_regions(text: str) -> Iterator[tuple[re.Match[str], str, re.Patte
                 yield m, territory, shape
 
 
+_LONG_WORD = re.compile(r"(?<![^\W\d_])[^\W\d_]{5,}(?![^\W\d_])")
+
+
 def region_misread(text: str) -> str:
-    """What in ``text`` reads as a region's name with one letter misread, after a postcode of a
-    territory that has the region ("40300 Shah Alam, Selaugor." for Selangor), or ``""``. Only
-    words of five letters or more that are no region's name themselves are looked at."""
+    """What in ``text`` reads as a region's name with one letter misread, on a line that gives
+    a postcode of a territory that has the region ("40300 Shah Alam, Selaugor." for Selangor),
+    or ``""``. Only words of five letters or more that are no region's name themselves are
+    looked at."""
     regions, postcodes = _regions()
     territories = {t for t, shape in postcodes.items() if shape.search(text)}
     if not territories:
@@ -239,9 +243,6 @@ def region_misread(text: str) -> str:
             ):
                 return f"{word.group()!r} is one letter from the region {name.title()!r}"
     return ""
-
-
-_LONG_WORD = re.compile(r"(?<![^\W\d_])[^\W\d_]{5,}(?![^\W\d_])")
 
 
 def postcode_and_region(text: str) -> bool:

@@ -250,15 +250,17 @@ class ReceiptFinder:
         others = self.lines.rows[:first] + self.lines.rows[last + 1 :]
         unmarked = not any(marked_word(line.text) for line in others)
         for line in rows:
+            if not line.read_by_ocr:
+                continue
             sign = (
                 misread(line.text)
                 or misread(tidied(line.text))
                 or form_misread(line.text)
                 or region_misread(line.text)
             )
-            if line.read_by_ocr and sign:
+            if sign:
                 return f"line {line.no} was read by OCR and {sign}: it may not be what is printed"
-            if line.read_by_ocr and unmarked and (word := marked_word(line.text)):
+            if unmarked and (word := marked_word(line.text)):
                 return (
                     f"line {line.no} was read by OCR and {word!r} has a letter with a mark, where "
                     "no other line of the slip has one: an engine reads a speck over a letter as "

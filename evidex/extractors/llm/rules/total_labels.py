@@ -72,7 +72,7 @@ def names_a_part(text: str) -> bool:
 
 
 # abbreviations after TOTAL that still name the money: its amount, what is due, a tax included
-# ("TOTAL AMT", "TOTAL INC GST", French "TOTAL TTC"); a currency's mark or code is one too
+# ("TOTAL AMT", "TOTAL DUE", French "TOTAL TTC"); a currency's mark or code is one too
 _MONEY_WORDS = frozenset({"AMT", "DUE", "INC", "NET", "TTC", "ALL", "FOR", "SUM", "OF", "IN"})
 # read in any case ("EV" as "eV"), and the label's last word: "Total Amt Rounded" misread as
 # "Total Ami Rounded" qualifies TOTAL with words, not with a code
