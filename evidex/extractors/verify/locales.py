@@ -228,13 +228,14 @@ def region_misread(text: str) -> str:
     or ``""``. Only words of five letters or more that are no region's name themselves are
     looked at."""
     regions, postcodes = _regions()
+    words = [w for w in _LONG_WORD.finditer(text) if w.group().lower() not in regions]
+    if not words:
+        return ""
     territories = {t for t, shape in postcodes.items() if shape.search(text)}
     if not territories:
         return ""
-    for word in _LONG_WORD.finditer(text):
+    for word in words:
         lowered = word.group().lower()
-        if lowered in regions:
-            continue
         for name, holders in regions.items():
             if (
                 holders & territories

@@ -103,6 +103,8 @@ def marked_word(text: str) -> str:
     """The first word of ``text`` holding a Latin letter with a mark ("HARDWARÉ", "Jaça"), or
     ``""``. An engine reads a speck over a letter as an accent; on a slip printed in a language
     that writes none, such a letter is a misreading (see "Marks")."""
+    if text.isascii():
+        return ""
     for i, char in enumerate(text):
         bare = unicodedata.normalize("NFD", char)
         if len(bare) > 1 and bare[0].isascii() and bare[0].isalpha():

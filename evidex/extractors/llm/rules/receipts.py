@@ -248,7 +248,6 @@ class ReceiptFinder:
         printed one."""
         rows = self.lines.rows[first : last + 1]
         others = self.lines.rows[:first] + self.lines.rows[last + 1 :]
-        unmarked = not any(marked_word(line.text) for line in others)
         for line in rows:
             if not line.read_by_ocr:
                 continue
@@ -260,7 +259,8 @@ class ReceiptFinder:
             )
             if sign:
                 return f"line {line.no} was read by OCR and {sign}: it may not be what is printed"
-            if unmarked and (word := marked_word(line.text)):
+            word = marked_word(line.text)
+            if word and not any(marked_word(other.text) for other in others):
                 return (
                     f"line {line.no} was read by OCR and {word!r} has a letter with a mark, where "
                     "no other line of the slip has one: an engine reads a speck over a letter as "
