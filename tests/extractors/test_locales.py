@@ -6,15 +6,22 @@ for true and wrong values with true quotes.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pytest
 
+from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
 from evidex.extractors.parse.text import TextParser
 from evidex.extractors.pipeline import extract_parsed
 from evidex.extractors.verify.compare import check_value
-from evidex.extractors.verify.locales import postcode_and_region, settle_order, territory_order
+from evidex.extractors.verify.locales import (
+    postcode_and_region,
+    settle_order,
+    territory_order,
+    weekday_clash,
+)
 from evidex.extractors.verify.readings import currencies_in, numbers_in
 from evidex.schemas import FieldResult, SchemaDef, Status, schema_from_json
 
@@ -125,6 +132,43 @@ def test_a_weekday_sends_a_model_value_of_the_other_reading_to_review() -> None:
         leaf = {"value": value, "quote": quote, "line_start": 1, "line_end": 1, "page": 1}
         field = verify_one(quote, schema, {"date": leaf})["date"]
         assert field.status is status, field.reasons
+
+
+@pytest.mark.parametrize(
+    ("quote", "iso", "clash"),
+    [
+        ("14/01/2013 (SUN) 12:06", "2013-01-14", "14 January 2013 is a Monday"),
+        ("14/01/2018 (SUN) 12:06", "2018-01-14", ""),
+        ("DATE: SAT 21/10/2017 01:31:54 PM", "2017-10-21", ""),
+        ("DATE: SAT 21/10/2011 01:31:54 PM", "2011-10-21", "21 October 2011 is a Friday"),
+        (": 11 OCT 2017 TUE", "2017-10-11", "11 October 2017 is a Wednesday"),
+        ("RABU, 10-05-2017", "2017-05-10", ""),
+        ("Sunday, 3 April 2018", "2018-04-03", "3 April 2018 is a Tuesday"),
+        # opening hours name two days; "MAR" is a month beside a date, not Spanish Tuesday
+        ("MON-FRI 9:00 12/03/2019", "2019-03-12", ""),
+        ("10 MAR 2018", "2018-03-10", ""),
+        ("SUN VICTORY 12/03/2018", "2018-03-12", ""),
+    ],
+)
+def test_a_weekday_beside_a_date_is_a_second_reading_of_it(
+    quote: str, iso: str, clash: str
+) -> None:
+    reason = weekday_clash(dt.date.fromisoformat(iso), quote)
+    assert clash in reason and bool(reason) is bool(clash)
+    if clash:
+        assert "a figure of the date may be misread" in reason
+
+
+def test_a_date_misread_beside_its_weekday_goes_to_review_with_the_rules_backend() -> None:
+    schema = schema_from_json(
+        {"type": "object", "properties": {"date": {"type": "string", "format": "date"}}}
+    )
+    for year, status in (("2018", Status.VERIFIED), ("2013", Status.NEEDS_REVIEW)):
+        text = f"KEDAI MAKAN SDN BHD\n14/01/{year} (SUN) 12:06\nTOTAL RM 9.00\n"
+        document = TextParser().parse(text.encode(), "r.txt")
+        field = extract_parsed(document, schema, llm=RulesBackend()).fields["date"]
+        assert field.status is status, field.reasons
+        assert ("is a Monday" in " ".join(field.reasons)) is (year == "2013")
 
 
 GLUED = [

@@ -30,6 +30,7 @@ have cut it off, and what is left ("HAKKA INTERNATIONAL SDN BHD") reads as well 
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -41,7 +42,7 @@ from evidex.extractors.verify.align import DocText, Match
 from evidex.extractors.verify.compare import check_value, quoted_values, written_number
 from evidex.extractors.verify.confidence import ocr_confidence
 from evidex.extractors.verify.crossfield import check_rules
-from evidex.extractors.verify.locales import Order, settle_order
+from evidex.extractors.verify.locales import Order, settle_order, weekday_clash
 from evidex.schemas import Box, FieldResult, SchemaDef, Status, iter_leaves
 from evidex.schemas.field import FieldExtraction
 from evidex.schemas.plain import plain_data, plain_value
@@ -186,6 +187,8 @@ def verify_field(
             review.append(check.reason)
         elif check.reason:
             reasons.append(check.reason)
+        if check.ok and kind == "date" and (clash := _weekday_clash(value, doc, rows)):
+            review.append(clash)
     return FieldResult(
         value=value,
         status=Status.NEEDS_REVIEW if review else Status.VERIFIED,
@@ -304,6 +307,17 @@ def _sibling_line(path: str, fields: dict[str, FieldResult]) -> int | None:
         and _AMBIGUOUS not in " ".join(f.reasons)
     )
     return lines[len(lines) // 2] if lines else None
+
+
+def _weekday_clash(value: Any, doc: DocText, rows: list[int]) -> str:
+    """Why a date its quote holds is not the one its lines print beside their weekday (the
+    quote may hold the date alone, "14/01/2013" of "14/01/2013 (SUN) 12:06")."""
+    iso = value.get("iso") if isinstance(value, dict) else value
+    try:
+        day = dt.date.fromisoformat(str(iso))
+    except ValueError:
+        return ""
+    return weekday_clash(day, " ".join(doc.raw[r] for r in rows))
 
 
 def _name(path: str) -> str:

@@ -25,6 +25,10 @@ reading is settled only by evidence in the same document, strongest first:
 
 Cues that point both ways settle nothing (the reason says which disagree); no cue leaves the
 date to review, as before. Pure: the line texts in, an :class:`Order` out.
+
+A weekday beside a date is also a second reading of the date itself: a date that does not fall
+on the day printed beside it goes to review (:func:`weekday_clash`, used by verification on the
+lines a date's quote is on).
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ __all__ = [
     "region_misread",
     "settle_order",
     "territory_order",
+    "weekday_clash",
 ]
 
 _NAMES = {"dmy": "day-first", "mdy": "month-first"}
@@ -457,6 +462,52 @@ def _weekday_cue(texts: Sequence[str]) -> Order | None:
                 f"({word}), and {read:%-d %B %Y} is a {read:%A}",
             )
     return None
+
+
+# a word touching a figure ("SAT 21/10/2017", "14/01/2018 (SUN)", "10 OCT 2017 TUE")
+_BY_FIGURE = re.compile(r"([^\W\d_]+)\W{0,3}\d|\d\W{0,3}([^\W\d_]+)")
+_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+@lru_cache(maxsize=1)
+def _clash_days() -> dict[str, int]:
+    """:func:`_weekdays` less the names that may name a month beside a date: a language's
+    name for both a day and a month ("mar", Tuesday and March in Spanish) and English months."""
+    from babel import Locale, localedata
+
+    def names(locale: Any, what: str) -> set[str]:
+        table = getattr(locale, what)["format"]
+        return {
+            t.lower().rstrip(".")
+            for width in ("wide", "abbreviated")
+            for t in table[width].values()
+        }
+
+    both = names(Locale.parse("en"), "months")
+    for name in localedata.locale_identifiers():
+        if "_" not in name:
+            locale = Locale.parse(name)
+            both |= names(locale, "days") & names(locale, "months")
+    return {w: d for w, d in _weekdays().items() if len(w) > 2 and w not in both}
+
+
+def weekday_clash(day: dt.date, quote: str) -> str:
+    """Why ``day`` cannot be the date ``quote`` prints beside its weekday ("14/01/2013 (SUN)":
+    the 14th of January 2013 is a Monday), or "" when the quote names no day of the week
+    beside a figure, names several days ("MON-FRI", opening hours), or names the day ``day``
+    falls on. A weekday is a second reading the print gives of its date: a misread figure of
+    the date (a year's 8 read as 3) keeps its weekday one time in seven."""
+    days = _clash_days()
+    named = {days[w.lower()] for w in _WORD.findall(quote) if w.lower() in days}
+    if len(named) != 1:
+        return ""
+    beside = [w for m in _BY_FIGURE.finditer(quote) if (w := m[1] or m[2]).lower() in days]
+    if not beside or day.weekday() in named:
+        return ""
+    return (
+        f"the quote prints {beside[0]} beside the date, and {day:%-d %B %Y} is a {day:%A}: a "
+        "figure of the date may be misread"
+    )
 
 
 def settle_order(texts: Sequence[str]) -> Order:
