@@ -61,6 +61,7 @@ import argparse
 import datetime as dt
 import hashlib
 import json
+import os
 import re
 import sys
 import tempfile
@@ -189,7 +190,9 @@ def worse_image(image: Path, folder: Path, how: str = "blur") -> Path:
         with Image.open(image) as photo:
             rgb = _spoil(photo.convert("RGB"), how)
         folder.mkdir(parents=True, exist_ok=True)
-        rgb.save(out, quality={"blur": 35, "shade": 40}.get(how, 50))
+        part = out.with_name(f".{out.name}.{os.getpid()}")  # whole or not at all: a run
+        rgb.save(part, format="JPEG", quality={"blur": 35, "shade": 40}.get(how, 50))
+        part.replace(out)  # beside this one may be reading the same photo
     return out
 
 
