@@ -491,22 +491,22 @@ def _clash_days() -> dict[str, int]:
     return {w: d for w, d in _weekdays().items() if len(w) > 2 and w not in both}
 
 
-def weekday_clash(day: dt.date, quote: str) -> str:
-    """Why ``day`` cannot be the date ``quote`` prints beside its weekday ("14/01/2013 (SUN)":
-    the 14th of January 2013 is a Monday), or "" when the quote names no day of the week
-    beside a figure, names several days ("MON-FRI", opening hours), or names the day ``day``
-    falls on. A weekday is a second reading the print gives of its date: a misread figure of
-    the date (a year's 8 read as 3) keeps its weekday one time in seven."""
+def weekday_clash(day: dt.date, text: str) -> str:
+    """Why ``day`` cannot be the date ``text`` (a date's lines) prints beside its weekday
+    ("14/01/2013 (SUN)": the 14th of January 2013 is a Monday), or "" when the text names no
+    day of the week beside a figure, names several days ("MON-FRI", opening hours), or names
+    the day ``day`` falls on. A weekday is a second reading the print gives of its date: a
+    misread figure of the date (a year's 8 read as 3) keeps its weekday one time in seven."""
     days = _clash_days()
-    named = {days[w.lower()] for w in _WORD.findall(quote) if w.lower() in days}
+    named = {days[w.lower()] for w in _WORD.findall(text) if w.lower() in days}
     if len(named) != 1:
         return ""
-    beside = [w for m in _BY_FIGURE.finditer(quote) if (w := m[1] or m[2]).lower() in days]
+    beside = [w for m in _BY_FIGURE.finditer(text) if (w := m[1] or m[2]).lower() in days]
     if not beside or day.weekday() in named:
         return ""
     return (
-        f"the quote prints {beside[0]} beside the date, and {day:%-d %B %Y} is a {day:%A}: a "
-        "figure of the date may be misread"
+        f"the date is printed beside {beside[0]}, and {day:%-d %B %Y} is a {day:%A}: a figure "
+        "of the date may be misread"
     )
 
 
