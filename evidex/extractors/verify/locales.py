@@ -464,8 +464,12 @@ def _weekday_cue(texts: Sequence[str]) -> Order | None:
     return None
 
 
-# a word touching a figure ("SAT 21/10/2017", "14/01/2018 (SUN)", "10 OCT 2017 TUE")
-_BY_FIGURE = re.compile(r"([^\W\d_]+)\W{0,3}\d|\d\W{0,3}([^\W\d_]+)")
+# a date as figures ("21/10/2017") or with its month's name ("10 OCT 2017", "April 3, 2018")
+_DATE_SHAPES = (
+    _NUMERIC,
+    re.compile(r"\b\d{1,2}\s*[^\W\d_]{3,9}\.?,?\s*(?:19|20)\d\d\b"),
+    re.compile(r"\b[^\W\d_]{3,9}\.?\s+\d{1,2},?\s+(?:19|20)\d\d\b"),
+)
 _WORD = re.compile(r"[^\W\d_]{3,}")
 
 
@@ -494,15 +498,22 @@ def _clash_days() -> dict[str, int]:
 def weekday_clash(day: dt.date, text: str) -> str:
     """Why ``day`` cannot be the date ``text`` (a date's lines) prints beside its weekday
     ("14/01/2013 (SUN)": the 14th of January 2013 is a Monday), or "" when the text names no
-    day of the week beside a figure, names several days ("MON-FRI", opening hours), or names
+    day of the week beside a date ("Bil1 Date : 20/11/2017": "Bil", a bill, is Tuesday in
+    Zulu, but it is beside no date), names several days ("MON-FRI", opening hours), or names
     the day ``day`` falls on. A weekday is a second reading the print gives of its date: a
     misread figure of the date (a year's 8 read as 3) keeps its weekday one time in seven."""
     days = _clash_days()
     named = {days[w.lower()] for w in _WORD.findall(text) if w.lower() in days}
-    if len(named) != 1:
+    if len(named) != 1 or day.weekday() in named:
         return ""
-    beside = [w for m in _BY_FIGURE.finditer(text) if (w := m[1] or m[2]).lower() in days]
-    if not beside or day.weekday() in named:
+    beside = [
+        w[1]
+        for shape in _DATE_SHAPES
+        for m in shape.finditer(text)
+        for w in (_WORD_BEFORE.search(text, 0, m.start()), _WORD_AFTER.match(text, m.end()))
+        if w and w[1].lower() in days
+    ]
+    if not beside:
         return ""
     return (
         f"the date is printed beside {beside[0]}, and {day:%-d %B %Y} is a {day:%A}: a figure "
