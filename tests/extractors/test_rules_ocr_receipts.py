@@ -487,3 +487,13 @@ def test_a_labelled_date_whose_year_ocr_spaced_is_read_whole(cells: list[str]) -
     date = read(receipt(rows)).fields["date"]
     assert date.value["iso"] == "2018-12-25"
     assert date.status is Status.VERIFIED, date.reasons
+
+
+@pytest.mark.parametrize(("year", "verified"), [("2018", True), ("2013", False)])
+def test_an_ocr_date_is_read_again_by_the_weekday_on_its_line(year: str, verified: bool) -> None:
+    # as RapidOCR reads a parking slip: the weekday on the date's line, spaced in its brackets
+    fields = read(receipt([*TOP, [f"14-01-{year} (Sun ) 16:02"], ["TOTAL", "RM 9.00"]])).fields
+    if verified:
+        assert fields["date"].status is Status.VERIFIED, fields["date"].reasons
+    else:
+        review(fields["date"], "beside Sun", "14 January 2013 is a Monday")
