@@ -174,6 +174,17 @@ def test_a_date_misread_beside_its_weekday_goes_to_review_with_the_rules_backend
         assert ("is a Monday" in " ".join(field.reasons)) is (year == "2013")
 
 
+def test_a_models_date_its_weekday_line_contradicts_goes_to_review() -> None:
+    schema = schema_from_json({"type": "object", "properties": {"date": {"type": "string"}}})
+    for year, status in (("2018", Status.VERIFIED), ("2013", Status.NEEDS_REVIEW)):
+        quote = f"14/01/{year} (SUN) 12:06"
+        value = {"iso": f"{year}-01-14", "original": f"14/01/{year}"}
+        leaf = {"value": value, "quote": quote, "line_start": 1, "line_end": 1, "page": 1}
+        field = verify_one(quote, schema, {"date": leaf})["date"]
+        assert field.status is status, field.reasons
+        assert ("beside SUN" in " ".join(field.reasons)) is (year == "2013")
+
+
 GLUED = [
     ("Nett Total: RM7.70", 7.70, "MYR"),
     ("7.70RM", 7.70, "MYR"),
