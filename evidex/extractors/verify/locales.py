@@ -502,18 +502,19 @@ def weekday_clash(day: dt.date, text: str) -> str:
     Zulu, but it is beside no date), names several days ("MON-FRI", opening hours), or names
     the day ``day`` falls on. A weekday is a second reading the print gives of its date: a
     misread figure of the date (a year's 8 read as 3) keeps its weekday one time in seven."""
-    days = _clash_days()
-    named = {days[w.lower()] for w in _WORD.findall(text) if w.lower() in days}
-    if len(named) != 1 or day.weekday() in named:
-        return ""
-    beside = [
+    words = [
         w[1]
         for shape in _DATE_SHAPES
         for m in shape.finditer(text)
         for w in (_WORD_BEFORE.search(text, 0, m.start()), _WORD_AFTER.match(text, m.end()))
-        if w and w[1].lower() in days
+        if w and len(w[1]) > 2
     ]
-    if not beside:
+    if not words:  # no word beside a date: Babel's names are not needed
+        return ""
+    days = _clash_days()
+    beside = [w for w in words if w.lower() in days]
+    named = {days[w.lower()] for w in _WORD.findall(text) if w.lower() in days}
+    if not beside or len(named) != 1 or day.weekday() in named:
         return ""
     return (
         f"the date is printed beside {beside[0]}, and {day:%-d %B %Y} is a {day:%A}: a figure "
