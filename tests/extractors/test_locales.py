@@ -148,8 +148,10 @@ def test_a_weekday_sends_a_model_value_of_the_other_reading_to_review() -> None:
         ("MON-FRI 9:00 12/03/2019", "2019-03-12", ""),
         ("10 MAR 2018", "2018-03-10", ""),
         ("SUN VICTORY 12/03/2018", "2018-03-12", ""),
-        # "Bil" (a bill in Malay) is Tuesday in Zulu, but stands beside no date here
+        # "Bil" (a bill in Malay) is Zulu's opaque short name for Tuesday, not its start
         ("Bil1 Date : 20/11/2017", "2017-11-20", ""),
+        ("Bil: 20/11/2017", "2017-11-20", ""),
+        ("Isn, 20/11/2017", "2017-11-21", "21 November 2017 is a Tuesday"),
         ("April 3, 2018 (Mon)", "2018-04-03", "3 April 2018 is a Tuesday"),
     ],
 )

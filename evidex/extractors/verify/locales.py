@@ -475,8 +475,10 @@ _WORD = re.compile(r"[^\W\d_]{3,}")
 
 @lru_cache(maxsize=1)
 def _clash_days() -> dict[str, int]:
-    """:func:`_weekdays` less the names that may name a month beside a date: a language's
-    name for both a day and a month ("mar", Tuesday and March in Spanish) and English months."""
+    """:func:`_weekdays` less the names that may be something else beside a date: a language's
+    name for both a day and a month ("mar", Tuesday and March in Spanish), English months, and
+    an abbreviation that is not the start of its day's full name (Zulu's "Bil" for
+    "Lwesibili", a bill in Malay; "Sun" for "Sunday" and "Rab" for "Rabu" stay)."""
     from babel import Locale, localedata
 
     def names(locale: Any, what: str) -> set[str]:
@@ -487,19 +489,27 @@ def _clash_days() -> dict[str, int]:
             for t in table[width].values()
         }
 
-    both = names(Locale.parse("en"), "months")
+    other = names(Locale.parse("en"), "months")
+    opaque: set[str] = set()
+    prefix: set[str] = set()
     for name in localedata.locale_identifiers():
         if "_" not in name:
             locale = Locale.parse(name)
-            both |= names(locale, "days") & names(locale, "months")
-    return {w: d for w, d in _weekdays().items() if len(w) > 2 and w not in both}
+            other |= names(locale, "days") & names(locale, "months")
+            days = locale.days["format"]
+            for day, short in days["abbreviated"].items():
+                short = short.lower().rstrip(".")
+                full = days["wide"][day].lower()
+                (prefix if full.startswith(short) else opaque).add(short)
+    other |= opaque - prefix  # an abbreviation no language writes as its day's start
+    return {w: d for w, d in _weekdays().items() if len(w) > 2 and w not in other}
 
 
 def weekday_clash(day: dt.date, text: str) -> str:
     """Why ``day`` cannot be the date ``text`` (a date's lines) prints beside its weekday
     ("14/01/2013 (SUN)": the 14th of January 2013 is a Monday), or "" when the text names no
-    day of the week beside a date ("Bil1 Date : 20/11/2017": "Bil", a bill, is Tuesday in
-    Zulu, but it is beside no date), names several days ("MON-FRI", opening hours), or names
+    day of the week beside a date ("Bil1 Date : 20/11/2017": "Bil" is a bill, and beside no
+    date), names several days ("MON-FRI", opening hours), or names
     the day ``day`` falls on. A weekday is a second reading the print gives of its date: a
     misread figure of the date (a year's 8 read as 3) keeps its weekday one time in seven."""
     words = [
