@@ -15,7 +15,7 @@ from bench.receipts import survival
 from evidex.extractors.parse.ocr import OcrWord
 from evidex.extractors.parse.ocr.lines import page_rows
 from evidex.extractors.parse.ocr.marks import trailing_mark
-from evidex.extractors.parse.ocr.prepare import print_height
+from evidex.extractors.parse.ocr.prepare import prepare, print_height
 from evidex.extractors.parse.ocr.rapid import (
     DETECT_AREA,
     MIN_PRINT,
@@ -404,3 +404,18 @@ def test_a_centred_address_reads_top_to_bottom() -> None:
         "(X) U13/X, SETIA ALAM,",
         "SEKSYEN U13, 40170 SHAH ALAM,",
     ]
+
+
+def test_a_skewed_photo_in_poor_light_keeps_its_paper_light() -> None:
+    # paper at grey 100 and a few lines of ink on a large page (under 1% of it), turned 2.5°:
+    # the corners the deskew uncovers are filled with the paper's grey, so the contrast stretch
+    # lifts the paper to white; filled white, they were the lightest 1% and the paper went black
+    page = Image.new("L", (1600, 2400), 100)
+    draw = ImageDraw.Draw(page)
+    for row in range(6):
+        draw.rectangle((500, 1000 + row * 40, 1100, 1000 + row * 40 + 14), fill=20)
+    ready = prepare(page.rotate(2.5, expand=True, fillcolor=100))
+    assert abs(ready.skew) >= 0.3  # it was turned back
+    grey = np.asarray(ready.image)
+    assert np.median(grey) > 200
+    assert (grey < 60).mean() > 0.005  # the ink is still there, dark on the light paper

@@ -18,7 +18,9 @@ it, so a clean 300 dpi scan passes through nearly untouched:
    found an upside-down page, :mod:`.parser`) applies to any page. Without an answer the page is
    left as it is.
 4. **Deskew**: the angle in ±:data:`MAX_SKEW`° that makes the row profile sharpest (text rows
-   lined up with pixel rows), when it is at least 0.3°.
+   lined up with pixel rows), when it is at least 0.3°. The corners the turn uncovers take the
+   paper's grey, not white: on a photo taken in poor light (paper at grey 100) white corners
+   became the lightest 1% and the stretch below pushed the paper to black with its ink.
 5. **Contrast**: grey, stretched so the darkest and lightest 1% reach black and white.
 6. **Print size**: the median height of the text rows is measured from the row profile, and the
    image scaled so it reaches the engine's preferred line height (``line_height``: Tesseract
@@ -277,7 +279,8 @@ def prepare(
     skew = _skew(ink)
     if abs(skew) >= 0.3:
         before = grey.size
-        grey = grey.rotate(skew, expand=True, fillcolor=255, resample=Image.Resampling.BICUBIC)
+        paper = int(np.median(_thumbnail(grey, _THUMB)[0]))  # see "Deskew"
+        grey = grey.rotate(skew, expand=True, fillcolor=paper, resample=Image.Resampling.BICUBIC)
         matrix = _rotation(skew, before, grey.size) @ matrix
         ink, factor = _ink(grey)
     grey = ImageOps.autocontrast(grey, cutoff=1)
