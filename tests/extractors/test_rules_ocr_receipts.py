@@ -497,3 +497,15 @@ def test_an_ocr_date_is_read_again_by_the_weekday_on_its_line(year: str, verifie
         assert fields["date"].status is Status.VERIFIED, fields["date"].reasons
     else:
         review(fields["date"], "beside Sun", "14 January 2013 is a Monday")
+
+
+def test_a_quote_never_starts_inside_a_word_so_verification_finds_it() -> None:
+    # a label OCR ran into its date, and a currency glued to the amount cash less change gives:
+    # each was quoted from inside its word ("14/03/2018", "41.45"), which no line holds as a
+    # word, and came back unsupported
+    rows = [*TOP, ["Date14/03/2018 10:22"], ["SUBTOTAL RM41.45"], ["CASH", "51.50"]]
+    fields = read(receipt([*rows, ["CHANGE", "10.05"]])).fields
+    assert fields["date"].status is Status.VERIFIED, fields["date"].reasons
+    assert fields["date"].quote == "Date14/03/2018"
+    assert fields["total"].quote == "RM41.45"
+    review(fields["total"], "cash 51.50 (line 7) less change 10.05 (line 9) is 41.45")

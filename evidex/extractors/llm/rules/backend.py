@@ -49,7 +49,7 @@ from .labels import LabelFinder, label_regex, lead
 from .layout import LayoutFinder
 from .letters import letter_date, letter_parties, salutation, signed_date
 from .lines import Hit, Leaf, Line, Lines, join_caveats, leaf
-from .match import Match, Span
+from .match import Match, Span, word_start
 from .meaning import GENERIC, Concept, concept_of, description_label, field_words
 from .money import currency_marks
 from .parties import defined_pair, named_roles, opening, parties, sentence_end
@@ -205,7 +205,8 @@ class _Filler(LabelFinder, LayoutFinder, ReceiptFinder):
         if parent and len(self.parents[name]) > 1 and not best.qualified:
             caveats.append(f"no label ties it to {parent}; taken in reading order")
         self.claimed.add(best.key)
-        quote = best.text[best.quote[0] : best.quote[1]]
+        first, end = word_start(best.text, best.quote[0]), best.quote[1]
+        quote = best.text[first:end]
         written = best.match.written or best.text[best.match.start : best.match.end]
         match = in_order(best.match, self.order.order, self.order.reason)
         caveats[0] = match.caveat
@@ -214,7 +215,7 @@ class _Filler(LabelFinder, LayoutFinder, ReceiptFinder):
         if said := list(dict.fromkeys(d for d in (match.doubt, *doubts) if d)):  # to review
             self.conflicts.append({"fields": [spec.path], "description": "; ".join(said)})
         value = shaped(match.value, tp, spec.kind, written, quote)
-        out = leaf(best.line, *best.quote, value, join_caveats(*caveats))
+        out = leaf(best.line, first, end, value, join_caveats(*caveats))
         if best.last >= 0:
             out.update(quote=quote, line_end=self.lines.rows[best.last].no)
         return out

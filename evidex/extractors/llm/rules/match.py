@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Match", "Span", "word_end"]
+__all__ = ["Match", "Span", "word_end", "word_start"]
 
 Span = tuple[int, int]
 
@@ -38,3 +38,14 @@ def word_end(text: str, end: int) -> int:
     while end < len(text) and not text[end].isspace():
         end += 1
     return end
+
+
+def word_start(text: str, start: int) -> int:
+    """``start``, or where the word starts when ``start`` cuts it between two letters or
+    digits: a quote never starts inside a word either ("RM41.45" of "SUBTOTAL RM41.45",
+    "Date14/03/2018", a label OCR ran into its date), as verification aligns it."""
+    if not (0 < start < len(text) and text[start - 1].isalnum() and text[start].isalnum()):
+        return start
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    return start
