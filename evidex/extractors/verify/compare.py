@@ -46,7 +46,15 @@ from evidex.extractors.verify.readings import (
 )
 from evidex.extractors.verify.spacing import closed_up, same_but_spacing
 
-__all__ = ["Check", "check_value", "currencies_in", "date_order", "dates_in", "numbers_in"]
+__all__ = [
+    "Check",
+    "as_day",
+    "check_value",
+    "currencies_in",
+    "date_order",
+    "dates_in",
+    "numbers_in",
+]
 
 _STATES_NONE = "which states no"  # a quote that holds no value of the kind at all
 
@@ -238,13 +246,22 @@ def _currency(value: Any, quote: str) -> Check:
     return Check(False, f"currency {code} is not stated in the quote")
 
 
+def as_day(value: Any) -> dt.date | None:
+    """A date value's day (its ``iso``, or the value itself, as YYYY-MM-DD), or None when that
+    is no calendar date."""
+    iso = value.get("iso") if isinstance(value, dict) else value
+    try:
+        return dt.date.fromisoformat(str(iso))
+    except ValueError:
+        return None
+
+
 def _date_check(value: Any, quote: str, order: str | None = None, why: str = "") -> Check:
     """``why`` says what settled the document's ``order`` ("day-first: the document prints RM
     …"), or why nothing did (its cues disagree); it is named where it decides."""
-    iso = value.get("iso") if isinstance(value, dict) else value
-    try:
-        day = dt.date.fromisoformat(str(iso))
-    except ValueError:
+    day = as_day(value)
+    if day is None:
+        iso = value.get("iso") if isinstance(value, dict) else value
         return Check(False, f"{iso!r} is not a valid calendar date (YYYY-MM-DD)")
     found, open_order, settled = open_dates(quote, order, settled=True)
     if day in found and open_order and len(found) > 1:

@@ -30,7 +30,6 @@ have cut it off, and what is left ("HAKKA INTERNATIONAL SDN BHD") reads as well 
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -39,7 +38,7 @@ import pandas as pd
 from pydantic import BaseModel
 
 from evidex.extractors.verify.align import DocText, Match
-from evidex.extractors.verify.compare import check_value, quoted_values, written_number
+from evidex.extractors.verify.compare import as_day, check_value, quoted_values, written_number
 from evidex.extractors.verify.confidence import ocr_confidence
 from evidex.extractors.verify.crossfield import check_rules
 from evidex.extractors.verify.locales import Order, settle_order, weekday_clash
@@ -312,12 +311,8 @@ def _sibling_line(path: str, fields: dict[str, FieldResult]) -> int | None:
 def _weekday_clash(value: Any, doc: DocText, rows: list[int]) -> str:
     """Why a date its quote holds is not the one its lines print beside their weekday (the
     quote may hold the date alone, "14/01/2013" of "14/01/2013 (SUN) 12:06")."""
-    iso = value.get("iso") if isinstance(value, dict) else value
-    try:
-        day = dt.date.fromisoformat(str(iso))
-    except ValueError:
-        return ""
-    return weekday_clash(day, " ".join(doc.raw[r] for r in rows))
+    day = as_day(value)
+    return weekday_clash(day, " ".join(doc.raw[r] for r in rows)) if day else ""
 
 
 def _name(path: str) -> str:

@@ -435,6 +435,12 @@ _WORD_BEFORE = re.compile(r"([^\W\d_]{2,})\W{0,3}$")
 _WORD_AFTER = re.compile(r"\W{0,3}([^\W\d_]{2,})")
 
 
+def _beside(text: str, m: re.Match[str]) -> list[str]:
+    """The words printed right before and right after the date ``m`` in ``text``."""
+    words = (_WORD_BEFORE.search(text, 0, m.start()), _WORD_AFTER.match(text, m.end()))
+    return [w[1] for w in words if w]
+
+
 def _weekday_cue(texts: Sequence[str]) -> Order | None:
     """Settled by a weekday printed beside an ambiguous date ("RABU, 10-05-2017"): the order
     whose reading falls on that day, where the other does not."""
@@ -443,8 +449,7 @@ def _weekday_cue(texts: Sequence[str]) -> Order | None:
             a, b, year = int(m[1]), int(m[3]), int(m[4])
             if not (a <= 12 and b <= 12 and a != b):
                 continue
-            words = (_WORD_BEFORE.search(text, 0, m.start()), _WORD_AFTER.match(text, m.end()))
-            named = [(w[1], _weekdays().get(w[1].lower())) for w in words if w]
+            named = [(w, _weekdays().get(w.lower())) for w in _beside(text, m)]
             word, day = next(((w, d) for w, d in named if d is not None), ("", None))
             if day is None:
                 continue
@@ -509,15 +514,15 @@ def weekday_clash(day: dt.date, text: str) -> str:
     """Why ``day`` cannot be the date ``text`` (a date's lines) prints beside its weekday
     ("14/01/2013 (SUN)": the 14th of January 2013 is a Monday), or "" when the text names no
     day of the week beside a date ("Bil1 Date : 20/11/2017": "Bil" is a bill, and beside no
-    date), names several days ("MON-FRI", opening hours), or names
-    the day ``day`` falls on. A weekday is a second reading the print gives of its date: a
-    misread figure of the date (a year's 8 read as 3) keeps its weekday one time in seven."""
+    date), names several days ("MON-FRI", opening hours), or names the day ``day`` falls on.
+    A weekday is a second reading the print gives of its date: a misread figure of the date (a
+    year's 8 read as 3) keeps its weekday one time in seven."""
     words = [
-        w[1]
+        w
         for shape in _DATE_SHAPES
         for m in shape.finditer(text)
-        for w in (_WORD_BEFORE.search(text, 0, m.start()), _WORD_AFTER.match(text, m.end()))
-        if w and len(w[1]) > 2
+        for w in _beside(text, m)
+        if len(w) > 2
     ]
     if not words:  # no word beside a date: Babel's names are not needed
         return ""
