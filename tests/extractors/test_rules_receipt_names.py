@@ -400,6 +400,13 @@ def test_a_registration_number_printed_after_the_name_is_not_part_of_it(
     assert company.status is Status.VERIFIED, company.reasons
 
 
+def test_a_registration_number_whose_closing_bracket_ocr_lost_is_cut_from_the_name() -> None:
+    # the open bracket is the id's, so the name does not run on into the branch under it
+    rows = [["HAI-O RAYA BHD (169199-V"], ["KEPONG OUTLET"], *ADDRESS, *TAIL]
+    company = read(receipt(rows)).fields["company"]
+    assert (company.value, company.line_start, company.line_end) == ("HAI-O RAYA BHD", 1, 1)
+
+
 def test_a_shorthand_company_form_outranks_a_stamp_above_it() -> None:
     # S/B is a till's Sdn Bhd; "POSTED", stamped above, is no merchant
     rows = [["POSTED"], ["99 SPEED MART S/B (519537-X)"], *ADDRESS, *TAIL]

@@ -141,7 +141,7 @@ _ID_DIGITS = 5  # an id with no label ("002570632-X") gives this many digits or 
 _POSTCODE_ALONE = re.compile(r"^\s*\d{4,6}\s*[.,]?\s*$")
 _POSTCODE = re.compile(r"(?<![\d/#-])\d{4,6}(?![\d/-])")  # not a number: "#0020"
 _LABELLED = re.compile(r"(?i)^\W*(?!no\b)[a-z][^:\d]{2,29}:\s*\S")
-_TRAILING_ID = re.compile(r"\s*\(\s*[A-Z]{0,3}\d{4,}[\dA-Z-]*(?:\s[A-Z])?\)\s*$")
+_TRAILING_ID = re.compile(r"\s*\(\s*[A-Z]{0,3}\d{4,}[\dA-Z-]*(?:\s[A-Z])?\)?\s*$")
 # an office's stamp over the print, read on the name's line
 _STAMP = re.compile(rf"(?i)(?<=\w)\s+{STAMP_WORDS}\W*$")
 _STAMP_ALONE = re.compile(rf"(?i)^\W*{STAMP_WORDS}\W*$")  # "POSTED" over the name: no name
@@ -333,8 +333,12 @@ def _one_word_before_form(text: str) -> bool:
 
 
 def _runs_on(text: str) -> bool:
-    """A name line that carries on below: it ends in "&" or leaves a parenthesis open."""
-    return text.rstrip().endswith("&") or text.count("(") > text.count(")")
+    """A name line that carries on below: it ends in "&" or leaves a parenthesis open, other
+    than around a registration number whose closing bracket OCR lost ("HAI-O RAYA BHD
+    (169199-V": :data:`_TRAILING_ID` cuts it from the name)."""
+    if text.rstrip().endswith("&"):
+        return True
+    return text.count("(") > text.count(")") and not _TRAILING_ID.search(text)
 
 
 # a line that opens with a postcode ("41150 KLANG"): the end of an address, seldom its start
