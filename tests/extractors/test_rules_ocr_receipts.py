@@ -342,6 +342,10 @@ def test_closed_up_takes_ocr_spaces_out_of_amounts(text: str, closed: str) -> No
     ("text", "sign"),
     [
         ("L0T 1851-A", "'L0T' has a zero between letters"),
+        ("HAI-0 RAYA BHD", "'HAI-0' has a zero closing a word of letters"),
+        ("HAI-0, KLANG", "'HAI-0,' has a zero closing a word of letters"),
+        # a unit's number and an amount keep their zeros
+        ("LOT A-0-1, JALAN SR-0/2, RM-0.16", ""),
         ("JOHOR 8120o", "'8120o' has a letter O inside a number"),
         ("MR D.I.Y. （H) SDN BHD", "'（H)' has a full-width CJK mark"),
         ("URBAN 1DEA SDN BHD", "'1DEA' has a one among its letters, where print has an I or an l"),

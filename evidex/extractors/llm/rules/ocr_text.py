@@ -5,13 +5,14 @@ before a comma or a closing bracket, after an opening one, between initials ("MR
 (JOHOR)", "BALAKONG , 43300"). :func:`tidied` takes those out of a value read by OCR; the quote
 keeps the line as read, and verification compares them spacing aside.
 
-**Misreads.** Print never puts a zero between letters ("L0T", "INV0ICE"), a one between
-letters or before a word's three ("J1n", "S1ip", "1DEA": an l or an I), a letter O at the end
-of or inside a number ("8120o", "5O0"), a full-width bracket from a CJK font inside a Latin
-line ("MR D.I.Y. （H) SDN BHD"), or a raised dot inside an id ("(519537·X)"): those are the
-engine confusing shapes (O and 0, l and 1; the Chinese model's punctuation). Each is a reason
-to have a person look, never a correction: the backend does not guess what was printed. Only
-lines read by OCR are looked at; a text layer holds what the document says.
+**Misreads.** Print never puts a zero between letters ("L0T", "INV0ICE") or closing a word of
+them after a hyphen ("HAI-0 RAYA"), a one between letters or before a word's three ("J1n",
+"S1ip", "1DEA": an l or an I), a letter O at the end of or inside a number ("8120o", "5O0"), a
+full-width bracket from a CJK font inside a Latin line ("MR D.I.Y. （H) SDN BHD"), or a raised
+dot inside an id ("(519537·X)"): those are the engine confusing shapes (O and 0, l and 1; the
+Chinese model's punctuation). Each is a reason to have a person look, never a correction: the
+backend does not guess what was printed. Only lines read by OCR are looked at; a text layer
+holds what the document says.
 
 **Letters spaced apart.** An engine that loses a word's shape reads it in fragments: a capital
 standing alone between two runs of letters ("KAWASAN PER I NDUSTRI AN", "STRICTL Y NO CASH",
@@ -36,6 +37,9 @@ __all__ = ["marked_word", "misread", "tidied"]
 
 _SIGNS = (
     (re.compile(r"(?<=[A-Za-z])0(?=[A-Za-z])"), "a zero between letters"),
+    # "HAI-0 RAYA": a zero closing a hyphenated word of letters, where print has an O ("A-0-1",
+    # a unit's number, and "RM-0.16" are figures)
+    (re.compile(r"(?<=[A-Za-z]{2}-)0(?![\w-]|[.,/]\w)"), "a zero closing a word of letters"),
     # "J1n", "S1ip", "1DEA": a one between letters, or opening a word of three letters or more
     (
         re.compile(r"(?<=[A-Za-z])1(?=[A-Za-z])|(?<!\w)1(?=[A-Za-z]{3})"),
