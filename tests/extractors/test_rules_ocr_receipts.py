@@ -125,6 +125,15 @@ def test_a_total_of_something_the_label_names_no_money_goes_to_review(label: str
     review(total, f"its label on line 8 ({label!r}) totals", "which names no money")
 
 
+@pytest.mark.parametrize(("label", "code"), [("TAS TOTAL :", "TAS"), ("5UB TOTAL", "5UB")])
+def test_a_total_whose_label_may_be_a_misread_part_goes_to_review(label: str, code: str) -> None:
+    # a tax summary's "TAX TOTAL" as OCR read it, the tax printed again above it
+    rows = [*TOP, ["MILO 1KG", "11.50"], ["GST 6%", "0.69"], [label, "0.69"]]
+    total = read(receipt(rows)).fields["total"]
+    assert total.value == "0.69"
+    review(total, f"its label on line 9 ({label!r}) may name a part", f"{code!r} is one letter")
+
+
 # "Total Ami Rounded": "Amt" misread, qualified further by a word, not a code
 @pytest.mark.parametrize(
     "label", ["TOTAL RM", "TOTAL MYR", "TOTAL AMT", "TOTAL DUE", "Total Ami Rounded"]

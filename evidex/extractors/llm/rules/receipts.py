@@ -78,7 +78,14 @@ from .meaning import Concept
 from .money import as_read, closed_up, parse_amount
 from .ocr_text import marked_word, misread, tidied
 from .payment import Payment, accounted, amount_of, close, payment, row_cells
-from .total_labels import NOT_TOTAL, final_words, names_a_part, other_measure, total_words
+from .total_labels import (
+    NOT_TOTAL,
+    final_words,
+    names_a_part,
+    other_measure,
+    part_misread,
+    total_words,
+)
 
 __all__ = ["OCR_SURE", "ReceiptFinder"]
 
@@ -463,6 +470,11 @@ class ReceiptFinder:
             return (
                 f"the amount is read from line {line.no}, under a total label on a line of its "
                 "own, so which label it belongs to is not printed"
+            )
+        if part := part_misread(labels[-1]):
+            return (
+                f"its label on line {labels[-1].no} ({labels[-1].text.strip()!r}) may name a part "
+                f"of the total, not what was paid: {part}, as OCR misreads a letter"
             )
         if measure := other_measure(labels[-1]):
             return (

@@ -1,18 +1,28 @@
 """The words that name a receipt's total ("TOTAL", "NETT TOTAL", "AMOUNT DUE"), those that say
 it is the final one ("GRAND TOTAL", "ROUNDED TOTAL"), and those that name a part of it or what
 was handed over ("SUB TOTAL", "TOTAL GST", "CASH"), as a text layer prints them and as an OCR
-engine reads them; and an abbreviation after TOTAL that names no money ("Total GV", a sum of a
-loyalty scheme's points). Pure."""
+engine reads them; an abbreviation after TOTAL that names no money ("Total GV", a sum of a
+loyalty scheme's points); and a code before TOTAL one letter from one that names a part ("TAS
+TOTAL", a tax summary's "TAX TOTAL" misread). Pure."""
 
 from __future__ import annotations
 
 import re
 
+from rapidfuzz.distance import Levenshtein
+
 from evidex.extractors.verify.currency import symbol_table
 
 from .lines import Line
 
-__all__ = ["NOT_TOTAL", "final_words", "names_a_part", "other_measure", "total_words"]
+__all__ = [
+    "NOT_TOTAL",
+    "final_words",
+    "names_a_part",
+    "other_measure",
+    "part_misread",
+    "total_words",
+]
 
 _TOTAL_WORDS = re.compile(
     r"(?i)\b(?:(?:grand|nett?|rounded|round(?:ed)?\s*d?|final)\s*)?total\b|\bamount\s+(?:due|"
@@ -90,3 +100,24 @@ def other_measure(line: Line) -> str:
     if code is None or code[1].upper() in _MONEY_WORDS or code[1].upper() in symbol_table():
         return ""
     return code[1]
+
+
+# the codes before TOTAL that name a part of it, and the word right before a total's label
+_PART_CODES = ("sub", "tax", "gst", "vat", "sst", "qty")
+_CODE_BEFORE = re.compile(r"(?<![^\W_])([^\W_]{2,3})[\s.]*$")
+
+
+def part_misread(line: Line) -> str:
+    """The code before ``line``'s TOTAL where it is one letter from a code that names a part
+    of the total and no such code itself ("TAS" of "TAS TOTAL :", a tax summary's "TAX TOTAL"
+    as OCR read it; "5UB"), else ``""``. Only a line read by OCR: a text layer's words are the
+    document's."""
+    said = total_words(line).search(line.text) if line.read_by_ocr else None
+    code = _CODE_BEFORE.search(line.text, 0, said.start()) if said else None
+    if code is None:
+        return ""
+    word = code[1].lower()
+    if word in _PART_CODES or word.upper() in _MONEY_WORDS:
+        return ""
+    near = [c for c in _PART_CODES if Levenshtein.distance(word, c) == 1]
+    return f"{code[1]!r} is one letter from {near[0].upper()!r}" if near else ""
