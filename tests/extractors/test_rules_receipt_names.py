@@ -576,12 +576,22 @@ def test_a_slips_number_before_the_name_is_not_part_of_it() -> None:
     assert (line.value, line.status) == ("BAIFU (M) SDN BHD", Status.VERIFIED)
 
 
-def test_a_name_opening_in_lower_case_before_capitals_goes_to_review() -> None:
-    # the photo's warp took the "S" of "Segi"
-    rows = [["egi Cash & Carry Sdn. Bhd."], ["(317041-W)"], *ADDRESS, *TAIL]
+@pytest.mark.parametrize(
+    ("name", "opening"),
+    [
+        ("egi Cash & Carry Sdn. Bhd.", "egi"),  # the photo's warp took the "S" of "Segi"
+        ("a ng Alaf Restaurants Sdn Bhd", "a"),  # its edge took "Gerb" of "Gerbang"
+    ],
+)
+def test_a_name_opening_in_lower_case_before_capitals_goes_to_review(
+    name: str, opening: str
+) -> None:
+    rows = [[name], ["(317041-W)"], *ADDRESS, *TAIL]
     company = read(receipt(rows)).fields["company"]
-    assert company.value == "egi Cash & Carry Sdn. Bhd."
-    review(company, "opens with a word in lower case ('egi')", "its first letter may be lost")
+    assert company.value == name
+    review(
+        company, f"opens with a word in lower case ({opening!r})", "its first letter may be lost"
+    )
 
 
 def test_a_brand_styled_with_a_small_first_letter_stands() -> None:

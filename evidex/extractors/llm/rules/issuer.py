@@ -699,7 +699,7 @@ def owner_named(lines: list[Line], first: int, last: int) -> str:
     return ""
 
 
-_LOWER_WORD = re.compile(r"[a-z]{2,}(?=\s)")
+_LOWER_WORD = re.compile(r"[a-z]+(?=\s)")
 _CAPITALISED = re.compile(r"(?<!\S)[A-Z][a-z]")
 
 
