@@ -594,6 +594,14 @@ def test_a_name_opening_in_lower_case_before_capitals_goes_to_review(
     )
 
 
+def test_a_name_opening_with_an_ampersand_has_lost_its_first_word() -> None:
+    # a photo on a table lost the "B" of "B & BEST RESTAURANT"
+    rows = [["& BEST RESTAURANT"], ["(001610235-P)"], *ADDRESS, *TAIL]
+    company = read(receipt(rows)).fields["company"]
+    assert company.value == "& BEST RESTAURANT"
+    review(company, "opens with '&', which joins a word to one before it")
+
+
 def test_a_brand_styled_with_a_small_first_letter_stands() -> None:
     rows = [["eBay Marketplace Sdn. Bhd."], ["(317041-W)"], *ADDRESS, *TAIL]
     company = read(receipt(rows)).fields["company"]

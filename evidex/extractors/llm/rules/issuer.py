@@ -703,12 +703,18 @@ _LOWER_WORD = re.compile(r"[a-z]+(?=\s)")
 _CAPITALISED = re.compile(r"(?<!\S)[A-Z][a-z]")
 
 
-def _lost_capital(rows: list[_Row], first: int, last: int) -> str:
-    """Why the name on ``rows[first..last]`` may have lost its first letter, or ``""``: it
-    opens with a word in lower case where its other words start with capitals ("egi Cash &
-    Carry Sdn. Bhd.", a photo's warp or edge taking the "S"). A merchant's name is printed
-    with its first word set as the rest are."""
+def _lost_start(rows: list[_Row], first: int, last: int) -> str:
+    """Why the name on ``rows[first..last]`` may have lost its start, or ``""``: it opens with
+    "&", which joins a word to one before it ("& BEST RESTAURANT" of "B & BEST"), or with a
+    word in lower case where its other words start with capitals ("egi Cash & Carry Sdn.
+    Bhd.", a photo's warp or edge taking the "S"). A merchant's name is printed with its first
+    word set as the rest are."""
     text = " ".join(r.text for r in rows[first : last + 1]).strip()
+    if text.startswith("&"):
+        return (
+            f"the name on {nos(rows, [first])} opens with '&', which joins a word to one before "
+            "it: its first word may be lost; check the name against the image"
+        )
     opening = _LOWER_WORD.match(text)
     if opening is None or not _CAPITALISED.search(text, opening.end()):
         return ""
@@ -896,7 +902,7 @@ def read_issuer(
         or _apart(rows, cells, first, last)
         or _among_pieces(rows, first, last)
         or _bracket_below(rows, last)
-        or _lost_capital(rows, first, last)
+        or _lost_start(rows, first, last)
         or (_set_above(rows, page, first) if typeset else "")
     )
     start = address if address is not None and address > last else len(texts)
