@@ -28,8 +28,9 @@ what a lost name stands over: an address's line, or a company number with no nam
 and a name beside such pieces ("t 1e" over "Roti") may be one word of the logo: in doubt. A slip
 that says who owns the shop ("OWNED BY" / "DOMMAL FOOD SERVICES SDN BHD") names two merchants,
 the brand and the company: the one the rules take is in doubt (:func:`owner_named`), as is a
-name over a branch in brackets ("(JALAN KLANG LAMA)"), which may be part of it, and a name that
-opens with a word in lower case before capitals ("egi Cash & Carry"): its first letter lost.
+name over a branch in brackets ("(JALAN KLANG LAMA)"), which may be part of it, a name that
+opens with a word in lower case before capitals ("egi Cash & Carry", "a ng Alaf"): its first
+letters lost, and one that opens with "&" ("& BEST RESTAURANT"): the word it joined lost.
 
 A name too long for the paper runs over two lines, its company form on the lower one
 ("POPULAR BOOK" / "CO. (M) SDN BHD"): a line that is only a company form (with where the
@@ -46,16 +47,16 @@ signs do. Only forms of :data:`_NEAR_FORM` letters or more count: one letter fro
 ("CO", "LTD") is too often a word.
 
 A registration number printed on the name's line ("GARDENIA BAKERIES (KL) SDN BHD (139386 X)",
-"KING'S CONFECTIONERY S/B 273500-U (KSB)") is no part of the name, nor is a slip's number
-before it ("#000002") or a stamp read on its line ("POSTED"); an order number ("7290") is no
-registration number. A numbered line over a company's name and its id (a mall's "COLORS @ 1
-UTAMA") is not the address, nor is a line in brackets or a branch's name beside the company's
-number ("(TONYMOLY SHOP (95874))", "(SUBANG JASA) 666770-U"). The address ends at a tax id
-anywhere on a line, and takes a postcode printed alone under it where its lines give none
-("47301"); lines read into it after the one that ends in its region or country (a branch's
-"1132-PK SS6") leave it in doubt, as does a word and a number alone ("Bentong-2") or any one line
-with no postcode and no street ("#0020 The Summit USJ": a branch's name), as does an address
-with no postcode where a line read just after it opens with one (a phone printed beside its
+"KING'S CONFECTIONERY S/B 273500-U (KSB)", or its closing bracket lost: "HAI-O RAYA BHD (169199-V")
+is no part of the name, nor is a slip's number before it ("#000002") or a stamp read on its line
+("POSTED"); an order number ("7290") is no registration number. A numbered line over a company's
+name and its id (a mall's "COLORS @ 1 UTAMA") is not the address, nor is a line in brackets or a
+branch's name beside the company's number ("(TONYMOLY SHOP (95874))", "(SUBANG JASA) 666770-U"). The
+address ends at a tax id anywhere on a line, and takes a postcode printed alone under it where its
+lines give none ("47301"); lines read into it after the one that ends in its region or country (a
+branch's "1132-PK SS6") leave it in doubt, as does a word and a number alone ("Bentong-2") or any
+one line with no postcode and no street ("#0020 The Summit USJ": a branch's name), as does an
+address with no postcode where a line read just after it opens with one (a phone printed beside its
 last line, read in between).
 
 An OCR engine reads the cells of one printed row apart ("SAM SAM" | "TRADING" | "CO") and puts
