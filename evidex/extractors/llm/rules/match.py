@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Match", "Span", "word_end", "word_start"]
+__all__ = ["Match", "Span", "token_start", "word_end", "word_start"]
 
 Span = tuple[int, int]
 
@@ -46,6 +46,12 @@ def word_start(text: str, start: int) -> int:
     "Date14/03/2018", a label OCR ran into its date), as verification aligns it."""
     if not (0 < start < len(text) and text[start - 1].isalnum() and text[start].isalnum()):
         return start
+    return token_start(text, start)
+
+
+def token_start(text: str, start: int) -> int:
+    """Where the run of characters other than spaces holding ``text[start]`` starts, marks
+    and all ("$33.90", "RM33.90": a currency OCR ran into its amount)."""
     while start > 0 and not text[start - 1].isspace():
         start -= 1
     return start

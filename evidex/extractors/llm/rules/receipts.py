@@ -73,7 +73,7 @@ from evidex.extractors.verify.locales import region_misread
 from .dates import MONTH_ONLY, find_dates, readings, spaced_dates
 from .issuer import Issuer, form_misread, name_end, name_start, nos, owner_named, read_issuer
 from .lines import Hit, Line, Lines, join_caveats
-from .match import Match, word_end
+from .match import Match, token_start, word_end
 from .meaning import Concept
 from .money import as_read, closed_up, parse_amount
 from .ocr_text import marked_word, misread, tidied
@@ -122,14 +122,6 @@ def _period(text: str, dates: list[Match]) -> bool:
     MARCH 2018", "01/03/2018 TO 31/03/2018"): a promotion's or a statement's, not the date of
     a sale."""
     return any(_RANGE.fullmatch(text[a.end : b.start]) for a, b in pairwise(dates))
-
-
-def _token_start(text: str, start: int) -> int:
-    """Where the word holding ``text[start]`` starts: a quote starts at a word's start
-    ("RM33.90", a currency OCR ran into its amount)."""
-    while start > 0 and not text[start - 1].isspace():
-        start -= 1
-    return start
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,7 +346,7 @@ class ReceiptFinder:
         if paid is not None:
             line, match = paid
         label = total_words(line).search(line.text)  # quoted with its label on one line
-        first = min(label.start(), match.start) if label else _token_start(line.text, match.start)
+        first = min(label.start(), match.start) if label else token_start(line.text, match.start)
         return [Hit((1, -1), line, match, (first, match.end))]
 
     def _cash_paid(self) -> tuple[float, str] | None:
