@@ -58,6 +58,12 @@ CUES = [
     (["VAT reg: GB 980 7806 84"], "dmy", "tax number valid in United Kingdom"),
     (["Kedai Maju (123456-X)"], "dmy", "Malaysian company number"),
     (["GST ID : 001661886464"], "dmy", "Malaysian GST id"),
+    (["300 Castro St", "Mountain View, CA 94041"], "mdy", "region and postcode of United States"),
+    (["1 George St", "Sydney NSW 2000"], "dmy", "region and postcode of Australia (NSW 2000)"),
+    (["BTW 9% 0,70"], "dmy", "names its tax 'BTW' (Belgium and Netherlands)"),
+    (["MwSt 19% 0,38"], "dmy", "names its tax 'MwSt'"),
+    (["di cui IVA 0,24"], "dmy", "names its tax 'IVA' (Argentina, Chile, Colombia and 7 more)"),
+    (["KDV 8,00"], "dmy", "names its tax 'KDV' (Türkiye)"),
 ]
 
 
@@ -77,6 +83,9 @@ NO_CUE = [
     ["9.00 SR", "SR 1001-PORK"],  # a tax code after an amount, a code before an item
     ["TURKEY SANDWICH 4.50"],  # a country's name inside an item, not on an address line
     ["5 KG RICE 12.00"],  # kilograms, not a German company form
+    ["DINE IN 12345"],  # a state's code and a ZIP code only after a city and its comma
+    ["San Francisco CA 94110 ext"],  # the ZIP code ends a US address's line
+    ["THANK YOU BTWXYZ"],  # a tax's name as a word of its own
 ]
 
 

