@@ -106,8 +106,9 @@ _POLICY = re.compile(
 )
 _CONTACT = re.compile(
     r"(?i)\b(?:tel|telephone|phone|ph|fax|h/?p|hotline|mobile|whatsapp|email|e-mail|website|"
-    r"www)\b|\w@\w|https?://|(?<!\d)0\d{1,2}[-\s]?\d{3,4}[\s-]?\d{3,4}(?!\d)|"
-    r"\+\d{1,3}[-\s]?\(?\d{1,3}\)?[-\s]?\d{3,4}"
+    r"www|t[ée]l|t[ée]l[ée]phone|telefon|tel[ée]fono)\b|\w@\w|https?://|"
+    r"(?<!\d)0\d{1,2}[-\s]?\d{3,4}[\s-]?\d{3,4}(?!\d)|\+\d{1,3}[-\s]?\(?\d{1,3}\)?[-\s]?\d{3,4}|"
+    r"\(\d{3}\)\s?\d{3}[-\s]\d{4}\b"  # "(415) 555-0123"
 )
 # an id's label; "no", "co" and "id" as OCR often reads them ("N0", "C0", "10"), the parts
 # joined by a space, a dot or a hyphen ("CO-REG")
@@ -266,16 +267,25 @@ _NAME_WORD = re.compile(r"[^\W\d_]{3}|(?:[^\W\d_]\.){2}")
 _STREET = re.compile(r"\d(?:-?[A-Za-z])?\s*,|,\s*$")
 # the word a street, an estate, a town or a plot is named by: first in Malay ("JALAN KAPAR",
 # "TAMAN BERKELEY", "BANDAR BARU PERMAS", "LOT PTD 101051", or after the house number:
-# "NO.2-1-1 JALAN SETIA"), last in English ("HIGH STREET");
-# a floor, a level or a unit ("3RD FLR, AEON TAMAN MALURI SC", "LEVEL 6, BANGUNAN TH")
+# "NO.2-1-1 JALAN SETIA"), in Italian, Spanish, Portuguese and French ("VIA ROMA 15", "CALLE
+# MAYOR", "12 RUE DE LA PAIX"), last in English ("HIGH STREET", "1234 MARKET ST");
+# a floor, a level or a unit ("3RD FLR, AEON TAMAN MALURI SC", "LEVEL 6, BANGUNAN TH"); a house
+# number of three figures or more before the street's name ("2025 El Camino Real"; a branch's
+# number is not one: "#0020 The Summit"): a name seldom opens so
 _STREET_FIRST = re.compile(
-    r"(?i)^\W*(?:(?:no\b\.?\s*)?\d[\w/-]*,?\s+(?:jalan|jln|lorong|lrg|persiaran)\b|"
+    r"(?i)^\W*(?:(?:no\b\.?\s*)?\d[\w/-]*,?\s+(?:jalan|jln|lorong|lrg|persiaran|rue|avenue|"
+    r"boulevard|bd|chemin|calle|rua)\b|"
     r"(?:jalan|jln|lorong|lrg|taman|tmn|bandar|persiaran|lebuhraya|mukim|kampung|kg|"
-    r"lot)\b\.?\s+\w|(?:\d+(?:st|nd|rd|th)|ground|g|lg|ug)\s*(?:flr|floor|fl)\b|"
-    r"(?:level|lvl|unit|suite|blk|block)\s*[\w-]*\d)"
+    r"lot|via|viale|piazza|calle|avenida|avda|rua|rue)\b\.?\s+\w|"
+    r"(?:\d+(?:st|nd|rd|th)|ground|g|lg|ug)\s*(?:flr|floor|fl)\b|"
+    r"(?:level|lvl|unit|suite|blk|block)\s*[\w-]*\d|(?<![#\d])\d{3,5}[a-z]?\s+(?-i:[A-Z])[^\W\d_]+)"
 )
+# in English the street's word ends the line; in German and Dutch the street's name ends in
+# it and the house number follows ("Friedrichstraße 123", "Hauptstr. 5", "Dorpsstraat 12")
 _STREET_LAST = re.compile(
-    r"(?i)\s(?:street|road|rd|avenue|ave|lane|boulevard|blvd|highway|hwy)\.?,?\s*$"
+    r"(?i)\s(?:street|st|road|rd|avenue|ave|lane|ln|boulevard|blvd|highway|hwy|drive|dr|"
+    r"parkway|pkwy)\.?,?\s*$|(?:stra(?:ß|ss)e|str\.|weg|allee|platz|gasse|straat|laan|plein|"
+    r"gracht)\s*\d+\s*[a-z]?\W*$"
 )
 
 

@@ -40,16 +40,27 @@ _FIGURE = re.compile(
     r"(?<![\d.,])(?P<sign>[-−(]\s?)?(?:[A-Z]{2,3}\s?|[€$£¥]\s?)?"
     r"(?P<n>\d{1,3}(?:,\d{3})*[.,]\d{2})(?![\d%]|[.,]\d)"
 )
-_CHANGE = re.compile(r"(?i)\b(?:change|baki)\b")
+# change and cash in English and Malay, and in the languages of :mod:`.total_labels`: German
+# (RÜCKGELD, GEG. BAR), French (RENDU, ESPÈCES), Spanish (CAMBIO, EFECTIVO), Italian (RESTO,
+# CONTANTI), Dutch (WISSELGELD, CONTANT), Portuguese (TROCO, DINHEIRO), Turkish (PARA ÜSTÜ,
+# NAKİT), Polish (RESZTA, GOTÓWKA), Indonesian (KEMBALI, TUNAI)
+_CHANGE = re.compile(
+    r"(?i)\b(?:change|baki|r[uü]ckgeld|wechselgeld|zur[uü]ck|rendu|[àa]\s+rendre|monnaie|cambio|"
+    r"vuelt[oa]|resto|wisselgeld|troco|para\s+[uü]st[uü]|reszta|kembali(?:an)?)\b"
+)
 _CASH = re.compile(
-    r"(?i)^\W*(?:cash|tunai|tender(?:ed)?|amount\s+tendered|paid)\b"
+    r"(?i)^\W*(?:cash|tunai|tender(?:ed)?|amount\s+tendered|paid|(?:geg(?:eben)?\.?\s*)?bar|"
+    r"gegeben|esp[eè]ces|efectivo|(?:pagamento\s+)?contant[ei]|contant|dinheiro|nak[iİı]t|"
+    r"got[oó]wka|kontant)\b"
     r"(?!\s*(?:bill|sales?|receipt|refund|register|mode|method)\b)"
 )
 # what the slip says was paid, in so many words ("AMOUNT PAID", "AMT PAID INCL. GST"), not
 # a part of it ("AMT PAID EXCL. GST", as OCR reads it too: "Amt Paid xcl. GST")
 _PAID = re.compile(r"(?i)^\W*(?:amount|amt)\.?\s+paid\b(?!.*\b(?:e?x\w*|before|less)\b)")
+# a card, as English and the languages above name it ("EC-Karte", "CB", "Tarjeta", "Pinnen")
 _CARD = re.compile(
-    r"(?i)^\W*(?:visa|master\s*card|amex|credit\s*card|debit\s*card|card|e-?wallet)\b"
+    r"(?i)^\W*(?:visa|master\s*card|amex|credit\s*card|debit\s*card|card|e-?wallet|debit|"
+    r"ec[\s-]?karte|girocard|karte|carte(?:\s+bancaire)?|cb|tarjeta|carta|pin(?:nen)?|kartu)\b"
 )
 _ROUNDING = re.compile(r"(?i)^(?!.*\btotal\b).*\b(?:round(?:ing)?|rnd)\b")
 _STACKED = 0.1  # of the narrower line: cells of one row stand side by side, not over each other

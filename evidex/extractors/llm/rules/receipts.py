@@ -3,17 +3,20 @@
 * the **issuer block** at the top (:mod:`.issuer`): the merchant's name and, under it, the
   address up to the first registration, phone or date line, quoted over the lines it runs on;
 * the **total**: the amount on the last line that names the total (``TOTAL``, ``ROUNDED
-  TOTAL``, ``NETT TOTAL``, ``AMOUNT DUE``), never a line that names a part of it or what was
-  handed over (``SUB TOTAL``, ``TOTAL QTY``, ``TOTAL GST``, ``CASH``, ``CHANGE``; a total that
-  says it includes its tax, "Total Incl. 6% GST", is the total); the amount stands on the
-  label's line, in a cell of its row, or alone (a currency before it) on the line under it;
+  TOTAL``, ``NETT TOTAL``, ``AMOUNT DUE``; in the till's own language ``SUMME``, ``NET À
+  PAYER``, ``TOTALE``, ``TOTAAL``, ``TOPLAM``: :mod:`.total_labels`), never a line that names a
+  part of it or what was handed over (``SUB TOTAL``, ``TOTAL QTY``, ``TOTAL GST``, ``CASH``,
+  ``CHANGE``, ``ZWISCHENSUMME``, ``TOTAL HT``, ``RÜCKGELD``; a total that says it includes its
+  tax, "Total Incl. 6% GST", is the total); the amount stands on the label's line, in a cell of
+  its row, or alone (a currency before it) on the line under it;
   where no line names it, the amount cash less change says was paid, where a line prints it;
 * the **date**: the first date printed that gives its day (a month and year alone, a
   promotion's "MAR 2018", only where no date does), when no label names it.
 
 A document is read this way only when it shows money the way a sale does (an amount beside a
-total, cash or tax label, or beside a currency mark, on a line or across the cells of its row):
-a CV has no issuer block. Pure; every value quotes visible lines.
+total, cash or tax label, or beside a currency mark, on a line or across the cells of its row;
+a currency that prints no cents beside a total label: "Total ¥753"): a CV has no issuer block.
+Pure; every value quotes visible lines.
 
 **Lines an OCR engine read** are read as it reads them (:mod:`.ocr_text`): cells of one row
 apart ("Total :" | "9.00"), spaces inside amounts ("RM 33 .92") and dates ("1 8/01/201 8")
@@ -82,6 +85,7 @@ from .total_labels import (
     NOT_TOTAL,
     final_words,
     names_a_part,
+    names_total,
     other_measure,
     part_misread,
     total_words,
@@ -98,9 +102,11 @@ OCR_SURE = 0.95
 _AMOUNT = re.compile(
     r"(?:[€$£¥]\s?)?(?<![\d.,/-])\d{1,3}(?:[,.\s]\d{3})*[.,]\d{2}(?![\d%]|[.,/-]\d)"
 )
-# a date another label owns: not the date of the sale
+# a date another label owns: not the date of the sale (a due or delivery date, the last day to
+# return or exchange what was bought, a best-before date)
 _OTHER_DATE = re.compile(
-    r"(?i)\b(?:due|expir\w*|valid|deliver\w*|ship\w*|birth|until|period|start|end|from)\b"
+    r"(?i)\b(?:due|expir\w*|valid|deliver\w*|ship\w*|birth|until|period|start|end|from|"
+    r"returns?|refunds?|exchanges?|warranty|best\s+before|use\s+by)\b"
 )
 # what joins the two ends of a period
 _RANGE = re.compile(r"(?i)\s*(?:-|–|—|~|to|until|till|s/d)\s*")
@@ -110,6 +116,17 @@ _SUMMARY = re.compile(r"(?i)\b(?:gst|tax|vat|sst)\s+(?:summary|code)\b|\bsummary
 _MONEY_LINE = re.compile(
     r"(?i)\b(?:total|sub\s*-?\s*total|cash|change|amount|rounding|gst|tax|vat|paid|due)\b"
 )
+
+
+def _money_line(text: str) -> bool:
+    """Whether ``text`` names money as a sale does: a total, cash, change or a tax in English,
+    or a total in another language a till prints (:mod:`.total_labels`)."""
+    return bool(_MONEY_LINE.search(text) or names_total(text))
+
+
+def _marked(text: str) -> bool:
+    """Whether ``text`` writes a currency against a number ("RM7.70", "¥753", "6,300 RWF")."""
+    return bool(currency_marks(text, beside_number=True))
 
 
 def _dates(line: Line) -> list[Match]:
@@ -158,8 +175,8 @@ class ReceiptFinder:
         cached: bool | None = getattr(self, "_receipt_cache", None)
         if cached is None:
             cached = any(
-                _AMOUNT.search(text)
-                and (_MONEY_LINE.search(text) or currency_marks(text, beside_number=True))
+                (_AMOUNT.search(text) and (_money_line(text) or _marked(text)))
+                or (_money_line(text) and _marked(text))  # "Total ¥753": no cents to print
                 for text in self._row_texts()
             )
             self._receipt_cache = cached

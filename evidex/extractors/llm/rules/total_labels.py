@@ -19,18 +19,34 @@ __all__ = [
     "NOT_TOTAL",
     "final_words",
     "names_a_part",
+    "names_total",
     "other_measure",
     "part_misread",
     "total_words",
 ]
 
+# The total as receipts print it in English and, where a slip is printed in another language,
+# as it names it there: German (SUMME, GESAMT, ZU ZAHLEN), French (NET À PAYER, MONTANT TTC),
+# Spanish and Portuguese (TOTAL A PAGAR), Italian (TOTALE), Dutch (TOTAAL, TE BETALEN), Turkish
+# (TOPLAM), Polish (SUMA, RAZEM, DO ZAPŁATY), Malay and Indonesian (JUMLAH), Swedish, Danish and
+# Norwegian (TOTALT, SUMMA, ATT BETALA)
+_ELSEWHERE = (
+    r"summe|gesamt(?:summe|betrag)?|endsumme|totale|totaal|totalt|toplam|suma|summa|razem|"
+    r"jumlah|montant\s+(?:ttc|d[uû]|total)"
+)
+# the words that say the amount is the one to pay, in those languages
+_TO_PAY = (
+    r"zu\s+zahlen|(?:net\s+)?[àa]\s+payer|a\s+pagar|te\s+betalen|do\s+zap[łl]aty|"
+    r"att?\s+betal[ae]|å\s+betale|genel\s+toplam|totale\s+complessivo|total\s+bayar"
+)
 _TOTAL_WORDS = re.compile(
     r"(?i)\b(?:(?:grand|nett?|rounded|round(?:ed)?\s*d?|final)\s*)?total\b|\bamount\s+(?:due|"
-    r"payable)\b|\bbalance\s+due\b|\btotal\s+(?:due|payable|amount)\b"
+    rf"payable)\b|\bbalance\s+due\b|\btotal\s+(?:due|payable|amount)\b|\b(?:{_ELSEWHERE}|"
+    rf"{_TO_PAY})\b"
 )
 _FINAL = re.compile(
     r"(?i)\b(?:grand|nett?|rounded|round(?:ed)?\s*d?|final)\s*total\b|\bamount\s+(?:due|"
-    r"payable)\b|\bbalance\s+due\b|\btotal\s+(?:due|payable|rounded)\b"
+    rf"payable)\b|\bbalance\s+due\b|\btotal\s+(?:due|payable|rounded)\b|\b(?:{_TO_PAY})\b"
 )
 # "Inclusive of GST", also as an OCR engine reads its capital I ("lnclusive"), with its rate
 # between ("Incl. 6% GST") or after ("INCLUDES GST 6%") or a stray mark OCR read after "Incl"
@@ -40,11 +56,18 @@ _INCLUDED = re.compile(
     r"(?:gst|vat|sst|tax)\b(?:\s*@?\s*\d+(?:[.,]\d+)?\s*%)?"
 )
 # a part of the total, or what was handed over; a tax summary's row names its kind of supplies
-# ("Total Zero Rated") or its rate ("Total 0% supplies": :func:`names_a_part`)
+# ("Total Zero Rated") or its rate ("Total 0% supplies": :func:`names_a_part`); in the languages
+# above too: a subtotal (ZWISCHENSUMME, SOUS-TOTAL, ARA TOPLAM), the amount before tax (NETTO,
+# TOTAL HT), a tax (MWST, TVA, IVA, BTW, KDV, PPN), a discount, and cash and change (BAR,
+# RÜCKGELD, ESPÈCES, RENDU, EFECTIVO, CAMBIO, CONTANTI, RESTO, TROCO, TUNAI, KEMBALI)
 NOT_TOTAL = re.compile(
     r"(?i)\b(?:sub|subtotal|sub-total|excl\w*|before|qty|quantity|items?|pcs|tax|gst|vat|sst|"
     r"discounts?|disc|savings?|saved|cash|change|tender\w*|points?|weight|units?|supplies|"
-    r"zero[\s-]*rated|exempt\w*|standard[\s-]*rated)\b"
+    r"zero[\s-]*rated|exempt\w*|standard[\s-]*rated|"
+    r"zwischensumme|sous|subtotale|subtotaal|ara|netto|ht|mwst|ust|steuer\w*|tva|iva|btw|kdv|"
+    r"ppn|pajak|rabatt|remise|descuento|sconto|korting|bar|esp[eè]ces|efectivo|contanti|contant|"
+    r"dinheiro|nakit|got[oó]wka|tunai|r[uü]ckgeld|wechselgeld|rendu|monnaie|cambio|vuelto|resto|"
+    r"wisselgeld|troco|reszta|kembali\w*|baki|anzahl|artikel|st[uü]ck)\b"
 )
 _RATE = re.compile(r"\d\s*%")
 
@@ -70,6 +93,11 @@ def total_words(line: Line) -> re.Pattern[str]:
 
 def final_words(line: Line) -> re.Pattern[str]:
     return _LOOSE_FINAL if line.read_by_ocr else _FINAL
+
+
+def names_total(text: str) -> bool:
+    """Whether ``text`` (a text layer's line) names a total, in any language above."""
+    return bool(_TOTAL_WORDS.search(text))
 
 
 def names_a_part(text: str) -> bool:

@@ -1,0 +1,164 @@
+"""Receipts printed outside Malaysia and in other languages: the rules backend finds the total
+by the word the till prints for it (SUMME, TOTALE, TOTAAL, NET À PAYER), checks it against
+cash less change as the till names them (GEG. BAR / RÜCKGELD, CONTANTI / RESTO), reads a slip
+whose currency prints no cents, and settles a date's order by the country's address and tax."""
+
+from __future__ import annotations
+
+import pytest
+
+from evidex.extractors.llm.rules import RulesBackend
+from evidex.extractors.llm.rules.lines import Lines
+from evidex.extractors.llm.rules.payment import payment, row_cells
+from evidex.extractors.llm.rules.total_labels import names_a_part
+from evidex.extractors.parse.text import TextParser
+from evidex.extractors.pipeline import extract_parsed
+from evidex.schemas import Result, Status, schema_from_json
+
+SCHEMA = schema_from_json(
+    {
+        "type": "object",
+        "properties": {
+            "company": {"type": "string"},
+            "address": {"type": "string"},
+            "date": {"type": "string", "format": "date"},
+            "total": {"type": "number"},
+        },
+    }
+)
+
+
+def _run(text: str) -> Result:
+    document = TextParser().parse(text.encode(), "receipt.txt")
+    return extract_parsed(document, SCHEMA, llm=RulesBackend())
+
+
+def _amount(result: Result) -> float:
+    value = result.fields["total"].value
+    number = value.get("value") if isinstance(value, dict) else value
+    assert isinstance(number, (int, float)), result.fields["total"]
+    return float(number)
+
+
+BAKERY = (
+    "Bäckerei Sonnenschein GmbH\nLindenstraße 8\n50674 Köln\nTel. 0221 123456\n"
+    "Brezel 2 x 0,80 1,60 A\nKaffee 2,40 B\n"
+)
+
+
+def test_a_german_slip_totals_under_summe_and_cash_less_change_confirms_it() -> None:
+    text = BAKERY + "ZWISCHENSUMME 4,00\nSUMME EUR 4,00\nGeg. BAR EUR 5,00\nRückgeld EUR 1,00\n"
+    result = _run(text + "MwSt 19% 0,38\nDatum 03.11.2026 08:15\n")
+    total = result.fields["total"]
+    assert (_amount(result), total.status) == (4.0, Status.VERIFIED), total.reasons
+    assert result.fields["company"].value == "Bäckerei Sonnenschein GmbH"
+    assert result.fields["address"].value == "Lindenstraße 8 50674 Köln"
+    assert result.fields["date"].value == {"iso": "2026-11-03", "original": "03.11.2026"}
+
+
+def test_a_german_total_that_cash_less_change_contradicts_goes_to_review() -> None:
+    text = BAKERY + "SUMME EUR 4,00\nGeg. BAR EUR 5,00\nRückgeld EUR 0,50\n"
+    total = _run(text).fields["total"]
+    assert _amount(_run(text)) == 4.0
+    assert total.status is Status.NEEDS_REVIEW
+    assert "cash 5.00 (line 8) less change 0.50 (line 9) is 4.50" in total.reasons[0]
+
+
+@pytest.mark.parametrize(
+    ("lines", "amount"),
+    [
+        ("Totale complessivo 12,40\nPagamento contante 20,00\nResto 7,60\n", 12.4),
+        ("Totaal 8,43\nPinnen 8,43\nBTW 9% 0,70\n", 8.43),
+        ("Total HT 13,18\nTVA 10% 1,32\nNet à payer 14,50\nEspèces 20,00\nRendu 5,50\n", 14.5),
+        (
+            "Base imponible 6,82\nIVA 10% 0,68\nTOTAL A PAGAR 7,50\nEfectivo 8,00\nCambio 0,50\n",
+            7.5,
+        ),
+        ("ARA TOPLAM 100,00\nKDV 8,00\nTOPLAM 108,00\nNAKİT 110,00\nPARA ÜSTÜ 2,00\n", 108.0),
+    ],
+    ids=["italian", "dutch", "french", "spanish", "turkish"],
+)
+def test_a_total_is_read_by_the_word_its_language_prints(lines: str, amount: float) -> None:
+    text = "CAFFÈ CENTRALE\nVia Garibaldi 4\n10122 Torino\nCaffè 1,20\n" + lines
+    result = _run(text)
+    total = result.fields["total"]
+    assert (_amount(result), total.status) == (amount, Status.VERIFIED), total.reasons
+    assert result.fields["company"].value == "CAFFÈ CENTRALE"
+
+
+@pytest.mark.parametrize(
+    "label",
+    ["Total HT", "ZWISCHENSUMME", "Sous-total", "ARA TOPLAM", "SUMME MWST", "Rückgeld", "Resto"],
+)
+def test_a_part_of_the_total_in_another_language_is_no_total(label: str) -> None:
+    assert names_a_part(f"{label} 13,18")
+
+
+@pytest.mark.parametrize(
+    ("text", "paid"),
+    [
+        ("Geg. BAR EUR 10,00\nRückgeld EUR 3,98\n", 6.02),
+        ("Espèces 20,00\nRendu 5,50\n", 14.5),
+        ("Pagamento contante 5,00\nResto 2,30\n", 2.7),
+        ("Efectivo 10,00\nCambio 2,50\n", 7.5),
+        ("Dinheiro 20,00\nTroco 4,10\n", 15.9),
+        ("TUNAI 100.00\nKEMBALIAN 12.50\n", 87.5),
+    ],
+)
+def test_cash_and_change_are_read_in_the_tills_language(text: str, paid: float) -> None:
+    rows = Lines(TextParser().parse(text.encode(), "slip.txt")).rows
+    found = payment(rows, row_cells(rows)).paid
+    assert found is not None and found[0] == paid, found
+
+
+def test_a_slip_whose_currency_prints_no_cents_is_read_as_a_receipt() -> None:
+    text = "SAKURA MART\n1-2-3 Dogenzaka, Shibuya\n2026/09/20 07:48\nOnigiri ¥160\nTea ¥140\n"
+    result = _run(text + "Total ¥300\nCash ¥1,000\nChange ¥700\n")
+    assert result.fields["company"].value == "SAKURA MART"
+    date = result.fields["date"]
+    assert (date.value, date.status) == (
+        {"iso": "2026-09-20", "original": "2026/09/20"},
+        Status.VERIFIED,
+    )
+
+
+US_TOP = "PACIFIC HARDWARE\n300 Castro St\nMountain View, CA 94041\n(650) 555-0100\n"
+
+
+def test_a_us_address_settles_a_month_first_date() -> None:
+    result = _run(US_TOP + "03/08/2026 1:15 PM\nTAPE 4.49\nTOTAL 4.49\nDEBIT 4.49\n")
+    date = result.fields["date"]
+    assert (date.value, date.status) == (
+        {"iso": "2026-03-08", "original": "03/08/2026"},
+        Status.VERIFIED,
+    ), date.reasons
+    address = result.fields["address"]
+    assert (address.value, address.status) == (
+        "300 Castro St Mountain View, CA 94041",
+        Status.VERIFIED,
+    ), address.reasons
+
+
+def test_a_return_by_date_is_not_the_date_of_the_sale() -> None:
+    text = US_TOP + "TAPE 4.49\nTOTAL 4.49\nRETURNS WITH RECEIPT BY 11/24/2026\n08/30/2026\n"
+    date = _run(text).fields["date"]
+    assert date.value == {"iso": "2026-08-30", "original": "08/30/2026"}
+    assert date.status is Status.VERIFIED, date.reasons
+
+
+def test_a_street_line_at_the_top_is_not_taken_for_the_merchant() -> None:
+    text = "2025 El Camino Real\nMountain View, CA 94040\n(650) 555-0100\nSOAP 3.49\nTOTAL 3.49\n"
+    assert _run(text).fields["company"].status is Status.NOT_FOUND
+
+
+def test_a_line_after_an_address_ending_in_its_zip_code_leaves_the_address_to_review() -> None:
+    text = "MINT COFFEE\n66 Mint St\nSan Francisco, CA 94103\nOrder #4471 Register 2\n"
+    address = _run(text + "(415) 555-0123\nLatte 6.25\nTotal $6.25\n").fields["address"]
+    assert address.status is Status.NEEDS_REVIEW
+    assert "line 3 ends the address with its region or country" in address.reasons[0]
+
+
+def test_a_french_phone_line_closes_the_address() -> None:
+    text = "CAFÉ DU PONT\n12 rue de la Paix\n75002 Paris\nTél 01 45 48 55 26\nTable 14\n"
+    address = _run(text + "Café 2,50\nTotal TTC 2,50 €\n").fields["address"]
+    assert (address.value, address.status) == ("12 rue de la Paix 75002 Paris", Status.VERIFIED)
