@@ -5,8 +5,12 @@ whose currency prints no cents, and settles a date's order by the country's addr
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from bench import receipt_texts
 from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.llm.rules.lines import Lines
 from evidex.extractors.llm.rules.payment import payment, row_cells
@@ -162,3 +166,19 @@ def test_a_french_phone_line_closes_the_address() -> None:
     text = "CAFÉ DU PONT\n12 rue de la Paix\n75002 Paris\nTél 01 45 48 55 26\nTable 14\n"
     address = _run(text + "Café 2,50\nTotal TTC 2,50 €\n").fields["address"]
     assert (address.value, address.status) == ("12 rue de la Paix 75002 Paris", Status.VERIFIED)
+
+
+def test_the_receipt_texts_bench_counts_right_and_wrong_values(tmp_path: Path) -> None:
+    (tmp_path / "koeln.txt").write_text(BAKERY + "SUMME EUR 4,00\nDatum 03.11.2026\n", "utf-8")
+    (tmp_path / "torino.txt").write_text("CAFFÈ CENTRALE\nVia Garibaldi 4\nTotale 1,20\n", "utf-8")
+    keys = {
+        "koeln": {"merchant": "Bäckerei Sonnenschein", "total": "4.00", "date": "2026-11-03"},
+        "torino": {"merchant": "Caffè Centrale", "total": "2.40", "date": None},
+    }
+    (tmp_path / "keys.json").write_text(json.dumps(keys), "utf-8")
+    tally = receipt_texts.run(tmp_path, show=False)
+    assert tally[("merchant", "right verified")] == 2
+    assert tally[("total", "right verified")] == 1
+    assert tally[("total", "wrong verified")] == 1  # the key says 2.40; the slip prints 1,20
+    assert tally[("date", "right verified")] == 1
+    assert tally[("date", "not found, no key")] == 1
