@@ -43,10 +43,12 @@ _FIGURE = re.compile(
 # change and cash in English and Malay, and in the languages of :mod:`.total_labels`: German
 # (RÜCKGELD, GEG. BAR), French (RENDU, ESPÈCES), Spanish (CAMBIO, EFECTIVO), Italian (RESTO,
 # CONTANTI), Dutch (WISSELGELD, CONTANT), Portuguese (TROCO, DINHEIRO), Turkish (PARA ÜSTÜ,
-# NAKİT), Polish (RESZTA, GOTÓWKA), Indonesian (KEMBALI, TUNAI)
+# NAKİT), Polish (RESZTA, GOTÓWKA), Indonesian (KEMBALI, TUNAI); "ü" also as written without
+# it ("Rueckgeld") and as an engine reads it ("Riickgeld")
 _CHANGE = re.compile(
-    r"(?i)\b(?:change|baki|r[uü]ckgeld|wechselgeld|zur[uü]ck|rendu|[àa]\s+rendre|monnaie|cambio|"
-    r"vuelt[oa]|resto|wisselgeld|troco|para\s+[uü]st[uü]|reszta|kembali(?:an)?)\b"
+    r"(?i)\b(?:change|baki|r(?:ü|ue|u|ii)ckgeld|wechselgeld|zur(?:ü|ue|u|ii)ck|rendu|"
+    r"[àa]\s+rendre|monnaie|cambio|vuelt[oa]|resto|wisselgeld|troco|para\s+[uü]st[uü]|reszta|"
+    r"kembali(?:an)?)\b"
 )
 _CASH = re.compile(
     r"(?i)^\W*(?:cash|tunai|tender(?:ed)?|amount\s+tendered|paid|(?:geg(?:eben)?\.?\s*)?bar|"

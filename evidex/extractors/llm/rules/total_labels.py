@@ -66,7 +66,7 @@ NOT_TOTAL = re.compile(
     r"zero[\s-]*rated|exempt\w*|standard[\s-]*rated|"
     r"zwischensumme|sous|subtotale|subtotaal|ara|netto|ht|mwst|ust|steuer\w*|tva|iva|btw|kdv|"
     r"ppn|pajak|rabatt|remise|descuento|sconto|korting|bar|esp[eè]ces|efectivo|contanti|contant|"
-    r"dinheiro|nakit|got[oó]wka|tunai|r[uü]ckgeld|wechselgeld|rendu|monnaie|cambio|vuelto|resto|"
+    r"dinheiro|nakit|got[oó]wka|tunai|r(?:ü|ue|u|ii)ckgeld|wechselgeld|rendu|monnaie|cambio|vuelto|resto|"
     r"wisselgeld|troco|reszta|kembali\w*|baki|anzahl|artikel|st[uü]ck)\b"
 )
 _RATE = re.compile(r"\d\s*%")
