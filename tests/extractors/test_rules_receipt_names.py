@@ -160,6 +160,22 @@ def test_an_ocr_name_read_with_middling_confidence_goes_to_review() -> None:
     review(company, "line 1 was read by OCR with confidence 0.81", "check them against the image")
 
 
+@pytest.mark.parametrize(
+    ("under", "status"), [(0.39, Status.NEEDS_REVIEW), (0.62, Status.VERIFIED)]
+)
+def test_a_name_over_a_line_the_engine_could_not_read_goes_to_review(
+    under: float, status: Status
+) -> None:
+    # a curl ran two lines into one under the brand: the company's name is not read
+    rows = [["Harvey Norman"], ["Harve Noa M'ia Paradd Ma1"], *ADDRESS, *TAIL]
+    document = receipt(rows)
+    document.lines.loc[1, "ocr_confidence"] = under
+    company = read(document).fields["company"]
+    assert (company.value, company.status) == ("Harvey Norman", status), company.reasons
+    if status is Status.NEEDS_REVIEW:
+        review(company, "line 2 under the name was read by OCR with confidence 0.39", "unread")
+
+
 def test_a_total_read_with_middling_confidence_keeps_its_own_checks() -> None:
     rows = [["PASAF MINI JIN SENG"], ["(654321-K)"], *ADDRESS, *TAIL]
     total = read(receipt(rows, confidence=0.81)).fields["total"]
