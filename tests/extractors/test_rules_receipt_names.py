@@ -504,6 +504,8 @@ STREET = [["99 SPEED MART S/B (519537-X)"], ["LOT P.T. 2811, JALAN ANGSA,"]]
         ("41150 KLANG, SELANGOR", "AEON SHAH ALAM"),
         # a postcode and a region, the country cut short after them
         ("56000 KUALA LUMPUR, MALAYSI.", "IOI MALL"),
+        # the country's letters read apart, in a shaded photo
+        ("56000 Kua la Lumpur, Malays ia", "AEON SHAH ALAM"),
     ],
 )
 def test_a_line_after_the_region_that_ends_the_address_goes_to_review(

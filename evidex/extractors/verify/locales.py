@@ -209,11 +209,21 @@ def _place_at_end() -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-])(?:{literals(names).pattern})[\s.]*$", re.IGNORECASE)
 
 
-def ends_in_place(text: str) -> bool:
+@lru_cache(maxsize=1)
+def _closed_place_at_end() -> re.Pattern[str]:
+    names = {re.sub(r"\s+", "", name) for name in [*_regions()[0], *_country_names()]}
+    return re.compile(rf"(?<![^\W\d_])(?:{literals(names).pattern})\.*$", re.IGNORECASE)
+
+
+def ends_in_place(text: str, closed_up: bool = False) -> bool:
     """Whether ``text`` ends in the name of a country or of a region of one (a state, a
     province: "41150 KLANG, SELANGOR", "56000 KUALA LUMPUR, MALAYSIA"), as an address's last
-    line does; a comma after it carries the address on."""
-    return bool(_place_at_end().search(text))
+    line does; a comma after it carries the address on. ``closed_up``: also where the name's
+    letters are spaced apart, as an OCR engine may read them ("56000 Kua la Lumpur, Malays
+    ia")."""
+    if _place_at_end().search(text):
+        return True
+    return closed_up and bool(_closed_place_at_end().search(re.sub(r"\s+", "", text)))
 
 
 def _postcoded_regions(text: str) -> Iterator[tuple[re.Match[str], str, re.Pattern[str]]]:

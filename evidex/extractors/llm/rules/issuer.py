@@ -536,7 +536,7 @@ def _past_place(rows: list[_Row], start: int, stop: int) -> str:
         (
             i
             for i in range(start, stop - 1)
-            if ends_in_place(rows[i].text) or postcode_and_region(rows[i].text)
+            if ends_in_place(rows[i].text, closed_up=True) or postcode_and_region(rows[i].text)
         ),
         None,
     )
