@@ -66,8 +66,8 @@ NOT_TOTAL = re.compile(
     r"zero[\s-]*rated|exempt\w*|standard[\s-]*rated|"
     r"zwischensumme|sous|subtotale|subtotaal|ara|netto|ht|mwst|ust|steuer\w*|tva|iva|btw|kdv|"
     r"ppn|pajak|rabatt|remise|descuento|sconto|korting|bar|esp[eè]ces|efectivo|contanti|contant|"
-    r"dinheiro|nakit|got[oó]wka|tunai|r(?:ü|ue|u|ii)ckgeld|wechselgeld|rendu|monnaie|cambio|vuelto|resto|"
-    r"wisselgeld|troco|reszta|kembali\w*|baki|anzahl|artikel|st[uü]ck)\b"
+    r"dinheiro|nakit|got[oó]wka|tunai|r(?:ü|ue|u|ii)ckgeld|wechselgeld|rendu|monnaie|cambio|"
+    r"vuelto|resto|wisselgeld|troco|reszta|kembali\w*|baki|anzahl|artikel|st[uü]ck)\b"
 )
 _RATE = re.compile(r"\d\s*%")
 
@@ -96,7 +96,8 @@ def final_words(line: Line) -> re.Pattern[str]:
 
 
 def names_total(text: str) -> bool:
-    """Whether ``text`` (a text layer's line) names a total, in any language above."""
+    """Whether ``text`` names a total, in any language above, as printed (not in the looser
+    forms an OCR engine's reading is matched in: :func:`total_words`)."""
     return bool(_TOTAL_WORDS.search(text))
 
 
