@@ -359,8 +359,12 @@ def _placed(text: str, start: int, end: int, mark: str) -> bool:
     return after or bracketed or (heading and (start == 0 or text[start - 1] == " "))
 
 
-_AMOUNT_AFTER = re.compile(r"\.?\s?[-+]?\d[\d,.]*[.,]\d{2}(?!\d)")
-_AMOUNT_BEFORE = re.compile(r"\d[.,]\d{2}\s?$")
+# an amount with cents, or one in groups of thousands a currency without cents prints
+# ("Rp 68.200", "6,300 RWF")
+_AMOUNT_AFTER = re.compile(
+    r"\.?\s?[-+]?(?:\d[\d,.]*[.,]\d{2}(?!\d)|\d{1,3}(?:[.,]\d{3})+(?![\d.,]))"
+)
+_AMOUNT_BEFORE = re.compile(r"(?:\d[.,]\d{2}|(?<![\d.,])\d{1,3}(?:[.,]\d{3})+)\s?$")
 
 
 def _currency_cues(text: str) -> list[Cue]:

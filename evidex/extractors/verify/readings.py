@@ -134,6 +134,12 @@ _WRITTEN = [
 # a day before a month's name: what a month and year is read with, as a date of that day
 _DAY_BEFORE = re.compile(r"(?<!\d)\d{1,2}(?:st|nd|rd|th)?\.?[\s/-]*$")
 _ISO_DATE = re.compile(r"\b(\d{4})([-/])(\d{1,2})\2(\d{1,2})\b")  # "2018-02-22", "2018/02/22"
+# year first with dots ("2025.07.03", as Korean and Hungarian tills print it) and as Japanese,
+# Chinese and Korean write it ("2025年7月3日", "2025년 7월 3일")
+_YEAR_FIRST = re.compile(
+    r"(?<![\d.])(\d{4})\.(\d{2})\.(\d{2})(?!\.?\d)"
+    r"|(?<!\d)(\d{4})\s?[年년]\s?(\d{1,2})\s?[月월]\s?(\d{1,2})\s?[日일]"
+)
 # ISO's basic form, as a till prints it beside the time ("20180428/191204"): this century only
 _ISO_BASIC = re.compile(r"(?<![\d.,])(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?![\d.,])")
 # a label or a time OCR ran into it aside ("Date14/03/2018", "14/03/2018Time"), never a piece
@@ -220,6 +226,9 @@ def open_dates(
         found.add(_date(int(m[1]), int(m[3]), int(m[4])))
     for m in _ISO_BASIC.finditer(text):
         found.add(_date(int(m[1]), int(m[2]), int(m[3])))
+    for m in _YEAR_FIRST.finditer(text):
+        y, mo, d = (m[1], m[2], m[3]) if m[1] else (m[4], m[5], m[6])
+        found.add(_date(int(y), int(mo), int(d)))
     for m in _short_year().finditer(text):
         found.add(_date(2000 + int(m[3]), EN_MONTHS[m[2].lower()[:3]], int(m[1])))
     for m in _month_between().finditer(text):

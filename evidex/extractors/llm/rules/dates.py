@@ -1,7 +1,8 @@
 """Dates as documents write them: ``2026-03-15``, ``15.03.2026``, ``03/15/2026``, ``9/4/12``,
 ``15 March 2026``, ``March 15, 2026``, ``the 11th day of January, 2012``, ``March 2026``, and
 a till's ``05Mar2018`` (or ``12Mar 2018``, as an OCR engine reads "12 Mar 2018" now and then),
-``02/JAN/2017``, ``24-MAR-2018`` and ``30 DEC 17``.
+``02/JAN/2017``, ``24-MAR-2018`` and ``30 DEC 17``; year first with dots (``2025.07.03``) and
+as Japanese, Chinese and Korean write it (``2025年7月3日``, ``2025년 7월 3일``).
 
 The grammar below recognises each written form and names its parts, so the date is computed
 from those parts with :mod:`datetime` (which also rejects impossible dates such as 30 February).
@@ -51,7 +52,9 @@ _YEAR_SEP = r"(?:\s*,\s*|\s+)"  # "May 5, 2010", "May 5 , 2010" (a PDF's spacing
 # The date grammar, also embedded in the contract sentences (``clauses.py``).
 DATE_TEXT = (
     r"(?<!\d)(?P<ymd>(?P<y1>\d{4})(?P<s1>[-/])(?P<m1>\d{1,2})(?P=s1)(?P<d1>\d{1,2}))"
-    r"|(?P<dot>(?P<d2>\d{1,2})\.(?P<m2>\d{1,2})\.(?P<y2>\d{4}|\d{2}))"
+    r"|(?<![\d.])(?P<ydot>(?P<y10>\d{4})\.(?P<m10>\d{2})\.(?P<d10>\d{2}))(?!\.?\d)"
+    r"|(?<!\d)(?P<cjk>(?P<y9>\d{4})\s?[年년]\s?(?P<m9>\d{1,2})\s?[月월]\s?(?P<d9>\d{1,2})\s?[日일])"
+    r"|(?<!\d)(?<!\d\.)(?P<dot>(?P<d2>\d{1,2})\.(?P<m2>\d{1,2})\.(?P<y2>\d{4}|\d{2}))(?!\.\d)"
     # "02/12/2017", "16-03-18": one separator throughout ("11/3-21" is an item's code), and
     # no more digits before it ("2018/02/22" is read whole, above)
     r"|(?<!\d)(?P<sl>(?P<a3>\d{1,2})(?P<s3>[/-])(?P<b3>\d{1,2})(?P=s3)(?P<y3>\d{4}|\d{2}(?!\d)))"
@@ -87,6 +90,10 @@ def _parts(m: re.Match[str]) -> tuple[int, int, int, str] | None:
         return int(m["y1"]), int(m["m1"]), int(m["d1"]), ""
     if m["dot"]:
         return _year(m["y2"]), int(m["m2"]), int(m["d2"]), ""
+    if m["ydot"]:
+        return int(m["y10"]), int(m["m10"]), int(m["d10"]), ""
+    if m["cjk"]:
+        return int(m["y9"]), int(m["m9"]), int(m["d9"]), ""
     if m["sl"]:
         a, b = int(m["a3"]), int(m["b3"])
         if a > 12:

@@ -1,9 +1,12 @@
 """Numbers, amounts, percentages and currencies as invoices write them.
 
 ``1.234,56`` and ``1,234.56`` are both 1234.56; a currency is a symbol or an ISO 4217 code
-(Babel's list) beside the number. An amount parser is *anchored*: the amount must start where it
-is asked to look, so "Total VAT: 190,00" never lends its figure to the total; "VAT 19%: 190,00"
-states the tax after its rate, so a leading rate is stepped over.
+(Babel's list) beside the number: a symbol one currency is written with (``€``, ``₩``, ``₫``,
+``₹``, ``Rp``; Babel's symbols through :func:`.currency.codes_of`), ``$`` read as USD and
+``¥`` as JPY with a caveat, a Vietnamese till's ``đ`` as VND. An amount parser is *anchored*:
+the amount must start where it is asked to look, so "Total VAT: 190,00" never lends its figure
+to the total; "VAT 19%: 190,00" states the tax after its rate, so a leading rate is stepped
+over.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import re
 from dataclasses import replace
 
 from babel.numbers import list_currencies
+
+from evidex.extractors.verify.currency import codes_of
 
 from .match import Match
 
@@ -31,17 +36,20 @@ __all__ = [
 ]
 
 _CURRENCIES = frozenset(list_currencies())
-_SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY"}
+# the currency symbols read against a number: the four of old and those of one currency each
+# (codes_of), "Rp" with or without its dot, and "đ" as Vietnamese tills print the dong
+_SYMBOL = r"[€$£¥₩₫₹₱฿₺₦₽₴₪]|Rp\.?|đ"
+_SYMBOLS = {"$": "USD", "¥": "JPY", "đ": "VND"}  # what codes_of does not settle alone
 _NUM = r"[-−]?\d{1,3}(?:[.,'\u00a0\u202f ]\d{3})+(?:[.,]\d{1,2})?|[-−]?\d+(?:[.,]\d{1,2})?"
 _END = r"(?![\d%]|[.,]\d)"
 _AMOUNT = re.compile(
-    rf"(?P<pre>[€$£¥]|[A-Z]{{3}}(?=\s?[-−\d]))?\s?(?P<num>{_NUM}){_END}"
-    r"(?:\s?(?P<post>[€$£¥]|[A-Z]{3}(?![A-Za-z])))?"
+    rf"(?P<pre>{_SYMBOL}|[A-Z]{{3}}(?=\s?[-−\d]))?\s?(?P<num>{_NUM}){_END}"
+    rf"(?:\s?(?P<post>{_SYMBOL}|[A-Z]{{3}}(?![A-Za-z])))?"
 )
 PERCENT_PREFIX = re.compile(r"\(?\d{1,2}(?:[.,]\d+)?\s?%\)?\s*:?\s*")
 _NUMBER = re.compile(rf"(?:{_NUM}){_END}")
 PERCENT = re.compile(r"(?<![\d.,])(?P<n>\d{1,3}(?:[.,]\d{1,3})?)\s?%")
-_CURRENCY = re.compile(r"[€$£¥]|(?<![A-Za-z0-9])[A-Z]{3}(?![A-Za-z0-9])")
+_CURRENCY = re.compile(rf"{_SYMBOL}|(?<![A-Za-z0-9])[A-Z]{{3}}(?![A-Za-z0-9])")
 _ISO = re.compile(r"(?<![A-Za-z0-9])(?P<v>[A-Z]{3})(?![A-Za-z0-9])")
 
 
@@ -66,10 +74,10 @@ def parse_amount(text: str, pos: int, enum: tuple[str, ...] = ()) -> Match | Non
     if not m:
         return None
     pre, post = m["pre"], m["post"]
-    if pre and len(pre) == 3 and pre not in _CURRENCIES:
+    if pre and _code(pre) is None:
         return None
-    end = m.end() if not post or post in _SYMBOLS or post in _CURRENCIES else m.end("num")
-    code = _SYMBOLS.get(pre or "", pre) or (_SYMBOLS.get(post, post) if end == m.end() else None)
+    end = m.end() if not post or _code(post) is not None else m.end("num")
+    code = _code(pre) if pre else (_code(post) if post and end == m.end() else None)
     caveat = ""
     if code is None:
         code = next(iter(_iso_codes(text)), None)
@@ -77,6 +85,17 @@ def parse_amount(text: str, pos: int, enum: tuple[str, ...] = ()) -> Match | Non
     if "$" in (pre or "", post or ""):
         caveat = "'$' read as USD"
     return Match(m.start(), end, {"value": read_number(m["num"]), "currency": code}, caveat)
+
+
+def _code(mark: str) -> str | None:
+    """The ISO code ``mark`` names: itself when it is one, else the one currency its symbol is
+    written for (``₩`` KRW, ``Rp.`` IDR; ``$`` USD and ``¥`` JPY by preference)."""
+    if mark in _CURRENCIES:
+        return mark
+    if mark in _SYMBOLS:
+        return _SYMBOLS[mark]
+    codes = codes_of(mark.rstrip("."))
+    return next(iter(codes)) if len(codes) == 1 else None
 
 
 def _iso_codes(text: str) -> list[str]:
@@ -88,9 +107,9 @@ def currency_marks(text: str) -> list[Match]:
     out = []
     for m in _CURRENCY.finditer(text):
         near = text[max(0, m.start() - 2) : m.end() + 2]
-        code = _SYMBOLS.get(m.group(), m.group())
-        if code in _CURRENCIES and re.search(r"\d", near):
-            caveat = f"derived from the symbol {m.group()}" if m.group() in _SYMBOLS else ""
+        code = _code(m.group())
+        if code is not None and re.search(r"\d", near):
+            caveat = f"derived from the symbol {m.group()}" if code != m.group() else ""
             caveat += "; read as USD" if m.group() == "$" else ""
             out.append(Match(m.start(), m.end(), code, caveat))
     return out
@@ -98,9 +117,8 @@ def currency_marks(text: str) -> list[Match]:
 
 def parse_currency(text: str, pos: int, enum: tuple[str, ...] = ()) -> Match | None:
     m = _CURRENCY.match(text, pos)
-    if not m or _SYMBOLS.get(m.group(), m.group()) not in _CURRENCIES:
-        return None
-    return Match(m.start(), m.end(), _SYMBOLS.get(m.group(), m.group()))
+    code = _code(m.group()) if m else None
+    return Match(m.start(), m.end(), code) if m and code is not None else None
 
 
 def parse_number(text: str, pos: int, enum: tuple[str, ...] = ()) -> Match | None:

@@ -11,6 +11,11 @@ with nothing printed to explain the difference, is not. The sign of a rounding a
 trusted (tills print ``-0.02``, ``-RM 0.02`` and ``0.02`` for the same adjustment): its size is
 compared.
 
+A slip in a currency a till prints without cents (``TOTAL RWF 6,300`` / ``CASH 10,000`` /
+``CHANGE 3,700``, ``Kembali Rp 31.800``, ``Change ¥247``) is read in whole amounts: a figure in
+groups of thousands or a bare number, where no line of the slip prints cents
+(:func:`payment`'s ``whole``).
+
 Pure: the lines in, figures out.
 """
 
@@ -31,8 +36,10 @@ __all__ = [
     "amount_of",
     "close",
     "money",
+    "names_payment",
     "payment",
     "row_cells",
+    "shown",
     "signed",
 ]
 
@@ -40,20 +47,28 @@ _FIGURE = re.compile(
     r"(?<![\d.,])(?P<sign>[-−(]\s?)?(?:[A-Z]{2,3}\s?|[€$£¥]\s?)?"
     r"(?P<n>\d{1,3}(?:,\d{3})*[.,]\d{2})(?![\d%]|[.,]\d)"
 )
+# the same in whole amounts: groups of thousands ("10,000", "31.800") or a bare number ("247")
+_WHOLE = re.compile(
+    r"(?<![\d.,])(?<!\d[:/])(?P<sign>[-−(]\s?)?(?:[A-Z]{2,3}\.?\s?|Rp\.?\s?|[€$£¥₩₫₹]\s?)?"
+    r"(?P<n>\d{1,3}(?:[.,]\d{3})+|\d+)(?![\d%:/]|[.,]\d)"
+)
 # change and cash in English and Malay, and in the languages of :mod:`.total_labels`: German
 # (RÜCKGELD, GEG. BAR), French (RENDU, ESPÈCES), Spanish (CAMBIO, EFECTIVO), Italian (RESTO,
 # CONTANTI), Dutch (WISSELGELD, CONTANT), Portuguese (TROCO, DINHEIRO), Turkish (PARA ÜSTÜ,
-# NAKİT), Polish (RESZTA, GOTÓWKA), Indonesian (KEMBALI, TUNAI); "ü" also as written without
-# it ("Rueckgeld") and as an engine reads it ("Riickgeld")
+# NAKİT), Polish (RESZTA, GOTÓWKA), Indonesian (KEMBALI, TUNAI), Vietnamese (TIỀN THỪA, TIỀN
+# KHÁCH ĐƯA), Japanese (お釣り, お預り), Chinese (找零, 现金) and Korean (거스름돈, 받은금액); "ü"
+# also as written without it ("Rueckgeld") and as an engine reads it ("Riickgeld")
 _CHANGE = re.compile(
     r"(?i)\b(?:change|baki|r(?:ü|ue|u|ii)ckgeld|wechselgeld|zur(?:ü|ue|u|ii)ck|rendu|"
     r"[àa]\s+rendre|monnaie|cambio|vuelt[oa]|resto|wisselgeld|troco|para\s+[uü]st[uü]|reszta|"
-    r"kembali(?:an)?)\b"
+    r"kembali(?:an)?|ti[ềe]n\s+th[ừu]a|ti[ềe]n\s+th[ốo]i|ti[ềe]n\s+tr[ảa]\s+l[ạa]i|"
+    r"お釣り?|おつり|釣銭|找零|거스름돈)\b"
 )
 _CASH = re.compile(
     r"(?i)^\W*(?:cash|tunai|tender(?:ed)?|amount\s+tendered|paid|(?:geg(?:eben)?\.?\s*)?bar|"
     r"gegeben|esp[eè]ces|efectivo|(?:pagamento\s+)?contant[ei]|contant|dinheiro|nak[iİı]t|"
-    r"got[oó]wka|kontant)\b"
+    r"got[oó]wka|kontant|(?:ti[ềe]n\s+)?kh[áa]ch\s+[đd][ưu]a|お預り|お預かり|預り金?|现金|現金|"
+    r"받은\s*금액)\b"
     r"(?!\s*(?:bill|sales?|receipt|refund|register|mode|method)\b)"
 )
 # what the slip says was paid, in so many words ("AMOUNT PAID", "AMT PAID INCL. GST"), not
@@ -90,6 +105,7 @@ class Payment:
     change: Figure | None  # the last change given back
     card: Figure | None = None  # the last amount charged to a card
     stated: Figure | None = None  # the last "AMOUNT PAID"
+    places: int = 2  # 0 on a slip read in whole amounts
 
     @property
     def paid(self) -> tuple[float, str] | None:
@@ -102,18 +118,24 @@ class Payment:
             if paid <= 0:
                 return None
             what = "cash" if handed is self.cash else "the amount paid"
+            n = self.places
             how = (
-                f"{what} {handed.amount:.2f} (line {handed.line}) less change "
-                f"{self.change.amount:.2f} (line {self.change.line}) is {paid:.2f}"
+                f"{what} {shown(handed.amount, n)} (line {handed.line}) less change "
+                f"{shown(self.change.amount, n)} (line {self.change.line}) is {shown(paid, n)}"
             )
             return paid, how
         if self.stated is not None:
             stated = self.stated
-            return stated.amount, f"line {stated.line} says {stated.amount:.2f} was paid"
+            return stated.amount, f"line {stated.line} says {self.shown(stated.amount)} was paid"
         if self.card is not None and self.cash is None:
             card = self.card
-            return card.amount, f"{card.amount:.2f} was charged to a card (line {card.line})"
+            charged = self.shown(card.amount)
+            return card.amount, f"{charged} was charged to a card (line {card.line})"
         return None
+
+    def shown(self, amount: float) -> str:
+        """``amount`` as the slip prints its figures: with cents, or whole."""
+        return shown(amount, self.places)
 
     @property
     def change_given(self) -> bool:
@@ -121,10 +143,20 @@ class Payment:
         return (self.cash is not None or self.stated is not None) and self.change is not None
 
 
-def money(text: str) -> float | None:
-    """The one amount a line prints (its size), or None for none or several different ones."""
-    found = {read_number(m["n"]) for m in _FIGURE.finditer(text)}
+def shown(amount: float, places: int = 2) -> str:
+    return f"{amount:.{places}f}"
+
+
+def money(text: str, whole: bool = False) -> float | None:
+    """The one amount a line prints (its size), or None for none or several different ones;
+    with ``whole``, in whole amounts (:data:`_WHOLE`)."""
+    found = {read_number(m["n"]) for m in (_WHOLE if whole else _FIGURE).finditer(text)}
     return found.pop() if len(found) == 1 else None
+
+
+def names_payment(text: str) -> bool:
+    """Whether ``text`` names cash handed over, change given back, a card or an amount paid."""
+    return bool(_CHANGE.search(text) or _PAID.match(text) or _CASH.match(text) or _CARD.match(text))
 
 
 def signed(text: str) -> float | None:
@@ -183,9 +215,10 @@ def row_cells(rows: list[Line]) -> dict[int, list[Line]]:
     return out
 
 
-def payment(rows: list[Line], cells: dict[int, list[Line]]) -> Payment:
+def payment(rows: list[Line], cells: dict[int, list[Line]], whole: bool = False) -> Payment:
     """The slip's figures, read row by row: a label and its amount in two cells of one row are
-    one figure (``cells``: :func:`row_cells`)."""
+    one figure (``cells``: :func:`row_cells`); with ``whole``, in whole amounts (a slip that
+    prints no cents)."""
     rounding: list[Figure] = []
     cash = change = card = stated = None
     for line in rows:
@@ -195,7 +228,7 @@ def payment(rows: list[Line], cells: dict[int, list[Line]]) -> Payment:
         text = " ".join([line.text, *(r.text for r in sorted(row, key=lambda r: r.x0))])
         text = closed_up(text)[0] if line.read_by_ocr else text
         line = replace(line, text=text)
-        amount = money(line.text)
+        amount = money(line.text, whole)
         if amount is None:
             if _ROUNDING.match(line.text) and re.search(r"\d", line.text):
                 rounding.append(Figure(line.no, math.nan, line.page, line.y0))  # "-J.02"
@@ -211,4 +244,4 @@ def payment(rows: list[Line], cells: dict[int, list[Line]]) -> Payment:
             card = figure
         elif _ROUNDING.match(line.text):
             rounding.append(figure)
-    return Payment(tuple(rounding), cash, change, card, stated)
+    return Payment(tuple(rounding), cash, change, card, stated, 0 if whole else 2)

@@ -81,7 +81,7 @@ from .match import Match, token_start, word_end
 from .meaning import Concept
 from .money import as_read, closed_up, parse_amount
 from .ocr_text import marked_word, misread, tidied
-from .payment import Payment, accounted, amount_of, close, payment, row_cells
+from .payment import Payment, accounted, amount_of, close, names_payment, payment, row_cells
 from .total_labels import (
     NOT_TOTAL,
     final_words,
@@ -106,6 +106,13 @@ _UNREAD = 0.5
 
 _AMOUNT = re.compile(
     r"(?:[€$£¥]\s?)?(?<![\d.,/-])\d{1,3}(?:[,.\s]\d{3})*[.,]\d{2}(?![\d%]|[.,/-]\d)"
+)
+# an amount on a slip that prints no cents (a currency without them: "TOTAL RWF 6,300", "Total
+# ¥753", "Kembali Rp 31.800"): in groups of thousands, or a bare number against its currency
+_MARK = r"(?:[€$£¥₩₫₹]|Rp\.?|[A-Z]{3})\s?"
+_WHOLE_AMOUNT = re.compile(
+    rf"(?:{_MARK})?(?<![\d.,/-])\d{{1,3}}(?:[.,]\d{{3}})+(?![\d%]|[.,/-]\d)"
+    rf"|{_MARK}(?<![\d.,/-])\d+(?![\d%:]|[.,/-]\d)"
 )
 # a date another label owns: not the date of the sale (a due or delivery date, the last day to
 # return or exchange what was bought, a best-before date)
@@ -155,13 +162,13 @@ class _Total:
     amount: Match
 
 
-def _amounts(line: Line) -> list[Match]:
-    """The amounts ``line`` prints (:data:`_AMOUNT`), read as amounts with their currency;
-    on a line read by OCR, with the spaces the engine put inside them taken out
-    (:func:`.money.closed_up`), quoted from the line as read."""
+def _amounts(line: Line, whole: bool = False) -> list[Match]:
+    """The amounts ``line`` prints (:data:`_AMOUNT`; with ``whole``, :data:`_WHOLE_AMOUNT`),
+    read as amounts with their currency; on a line read by OCR, with the spaces the engine put
+    inside them taken out (:func:`.money.closed_up`), quoted from the line as read."""
     text, at = closed_up(line.text) if line.read_by_ocr else (line.text, [])
     out = []
-    for found in _AMOUNT.finditer(text):
+    for found in (_WHOLE_AMOUNT if whole else _AMOUNT).finditer(text):
         read = parse_amount(text, found.start())
         if read is None:
             continue
@@ -179,13 +186,42 @@ class ReceiptFinder:
     def _receipt_like(self) -> bool:
         cached: bool | None = getattr(self, "_receipt_cache", None)
         if cached is None:
-            cached = any(
-                (_AMOUNT.search(text) and (_money_line(text) or _marked(text)))
-                or (_money_line(text) and _marked(text))  # "Total ¥753": no cents to print
-                for text in self._row_texts()
+            cached = (
+                any(
+                    (_AMOUNT.search(text) and (_money_line(text) or _marked(text)))
+                    or (_money_line(text) and _marked(text))  # "Total ¥753": no cents to print
+                    for text in self._row_texts()
+                )
+                or self._whole()
             )
             self._receipt_cache = cached
         return cached
+
+    def _whole(self) -> bool:
+        """Whether the slip is in a currency printed without cents: no line prints cents, and
+        two or more lines that name a total, a tax or a payment print a whole amount in groups
+        of thousands or against its currency ("TOTAL : 32.200" / "TUNAI : 50.000", "Total
+        ¥753" / "Cash ¥1,000")."""
+        cached: bool | None = getattr(self, "_whole_cache", None)
+        if cached is None:
+            texts = self._row_texts()
+            cached = not any(_AMOUNT.search(t) for t in texts) and (
+                sum(
+                    1
+                    for t in texts
+                    if (_money_line(t) or names_payment(t)) and _WHOLE_AMOUNT.search(t)
+                )
+                >= 2
+            )
+            self._whole_cache = cached
+        return cached
+
+    def _amounts(self, line: Line) -> list[Match]:
+        """The amounts ``line`` prints, whole ones on a slip without cents (:meth:`_whole`)."""
+        return _amounts(line, self._whole())
+
+    def _shown(self, amount: float) -> str:
+        return self._payment().shown(amount)
 
     # -- the issuer block ---------------------------------------------------------------------
 
@@ -348,13 +384,13 @@ class ReceiptFinder:
                 continue
             if names_a_part(line.text):
                 continue
-            amounts = _amounts(line)
+            amounts = self._amounts(line)
             if len({amount_of(a.value) for a in amounts}) > 1:
                 continue
             if amounts:
                 out.append(_Total(line, line, amounts[-1]))
                 continue
-            cells = [(r, a) for r in self._row(line) if r.x0 > line.x0 for a in _amounts(r)]
+            cells = [(r, a) for r in self._row(line) if r.x0 > line.x0 for a in self._amounts(r)]
             if len({amount_of(a.value) for _, a in cells}) > 1:
                 continue
             if cells:
@@ -363,7 +399,7 @@ class ReceiptFinder:
             below = self.lines.after(line)
             if (
                 below is not None
-                and (read := _amounts(below))
+                and (read := self._amounts(below))
                 and _CURRENCY_LEAD.fullmatch(below.text[: read[0].start])
             ):
                 out.append(_Total(line, below, read[0]))
@@ -407,8 +443,8 @@ class ReceiptFinder:
         if found is None:
             return None
         doubt = (
-            f"the total line (line {total.line.no}) reads {figure:.2f}; {paid[1]}, the amount "
-            f"line {found[0].no} prints, so that is answered"
+            f"the total line (line {total.line.no}) reads {self._shown(figure)}; {paid[1]}, the "
+            f"amount line {found[0].no} prints, so that is answered"
         )
         return found[0], replace(found[1], doubt=doubt)
 
@@ -433,7 +469,7 @@ class ReceiptFinder:
         found = [
             (line, read)
             for line in self.lines.rows[start:]
-            for read in _amounts(line)
+            for read in self._amounts(line)
             if (figure := amount_of(read.value)) is not None and close(figure, amount)
         ]
         texts = self._row_texts()
@@ -452,7 +488,7 @@ class ReceiptFinder:
             paid, how = pay.paid
             if close(paid, amount):
                 return ""
-            return f"{how}, not the {amount:.2f} read as the total"
+            return f"{how}, not the {self._shown(amount)} read as the total"
         # a label cut in a cell of its own ("TOTAL" of "SUB TOTAL"); the quoted line itself is
         # verification's to judge (``verify.fields``)
         cut = next((r for r in self._row(line) if r.edge), None)
@@ -462,7 +498,7 @@ class ReceiptFinder:
         others = [
             (other.no, figure)
             for other in (t.line for t in self._total_lines())
-            for read in _amounts(other)[-1:]
+            for read in self._amounts(other)[-1:]
             if (figure := amount_of(read.value)) is not None
             and not close(figure, amount)
             and not any(close(abs(figure - amount), size) for size in sizes)
@@ -472,20 +508,20 @@ class ReceiptFinder:
             )
         ]
         if others:
-            listed = ", ".join(f"{figure:.2f} on line {no}" for no, figure in others)
+            listed = ", ".join(f"{self._shown(figure)} on line {no}" for no, figure in others)
             return (
-                f"the total lines disagree: {amount:.2f} on line {line.no}, {listed}; nothing "
-                "printed (a rounding, cash and change) settles which was paid"
+                f"the total lines disagree: {self._shown(amount)} on line {line.no}, {listed}; "
+                "nothing printed (a rounding, cash and change) settles which was paid"
             )
         row = self._row(line)
         printed = {
             figure
             for r in (line, *row)
-            for a in _amounts(r)  # "0 .00" as an engine spaced it is an amount too
+            for a in self._amounts(r)  # "0 .00" as an engine spaced it is an amount too
             if (figure := amount_of(a.value)) is not None
         }
         if len(printed) > 1:
-            listed = ", ".join(f"{figure:.2f}" for figure in sorted(printed))
+            listed = ", ".join(self._shown(figure) for figure in sorted(printed))
             return (
                 f"the row of line {line.no} prints several amounts ({listed}): a table's row, "
                 "which need not be the receipt's total"
@@ -519,7 +555,7 @@ class ReceiptFinder:
             if r.below(line) and (math.isnan(r.amount) or r.amount >= 0.005)  # NaN: misread
         ]
         if later and not any(final_words(r).search(r.text) for r in (line, *beside)):
-            size = "" if math.isnan(later[0].amount) else f" of {later[0].amount:.2f}"
+            size = "" if math.isnan(later[0].amount) else f" of {self._shown(later[0].amount)}"
             unread = ", its amount misread," if not size else ""
             return (
                 f"a rounding{size} (line {later[0].line}){unread} follows this total, so the "
@@ -545,17 +581,17 @@ class ReceiptFinder:
         for other in self.lines.rows:
             if other.index != line.index and any(
                 (figure := amount_of(a.value)) is not None and close(figure, amount)
-                for a in _amounts(other)
+                for a in self._amounts(other)
             ):
                 return ""
         return (
-            f"the total {amount:.2f} was read by OCR and no other figure on the receipt (cash "
-            "less change, a card charge, the same amount on another line) confirms it"
+            f"the total {self._shown(amount)} was read by OCR and no other figure on the receipt "
+            "(cash less change, a card charge, the same amount on another line) confirms it"
         )
 
     def _payment(self) -> Payment:
         if not hasattr(self, "_payment_cache"):
-            self._payment_cache = payment(self.lines.rows, self._cells())
+            self._payment_cache = payment(self.lines.rows, self._cells(), self._whole())
         return self._payment_cache
 
     def first_date_hits(self) -> list[Hit]:

@@ -29,15 +29,18 @@ __all__ = [
 # as it names it there: German (SUMME, GESAMT, ZU ZAHLEN), French (NET À PAYER, MONTANT TTC),
 # Spanish and Portuguese (TOTAL A PAGAR), Italian (TOTALE), Dutch (TOTAAL, TE BETALEN), Turkish
 # (TOPLAM), Polish (SUMA, RAZEM, DO ZAPŁATY), Malay and Indonesian (JUMLAH), Swedish, Danish and
-# Norwegian (TOTALT, SUMMA, ATT BETALA)
+# Norwegian (TOTALT, SUMMA, ATT BETALA), Vietnamese (TỔNG CỘNG, TỔNG TIỀN, not TỔNG TIỀN HÀNG:
+# the goods before a discount), Japanese, Chinese and Korean (合計, 总计, 합계)
 _ELSEWHERE = (
     r"summe|gesamt(?:summe|betrag)?|endsumme|totale|totaal|totalt|toplam|suma|summa|razem|"
-    r"jumlah|montant\s+(?:ttc|d[uû]|total)"
+    r"jumlah|montant\s+(?:ttc|d[uû]|total)|t[ổo]ng\s+c[ộo]ng|t[ổo]ng\s+ti[ềe]n(?!\s+h[àa]ng)|"
+    r"合計|合计|总计|總計|합계|총액"
 )
 # the words that say the amount is the one to pay, in those languages
 _TO_PAY = (
     r"zu\s+zahlen|(?:net\s+)?[àa]\s+payer|a\s+pagar|te\s+betalen|do\s+zap[łl]aty|"
-    r"att?\s+betal[ae]|å\s+betale|genel\s+toplam|totale\s+complessivo|total\s+bayar"
+    r"att?\s+betal[ae]|å\s+betale|genel\s+toplam|totale\s+complessivo|total\s+bayar|"
+    r"t[ổo]ng\s+thanh\s+to[áa]n"
 )
 _TOTAL_WORDS = re.compile(
     r"(?i)\b(?:(?:grand|nett?|rounded|round(?:ed)?\s*d?|final)\s*)?total\b|\bamount\s+(?:due|"
@@ -59,7 +62,8 @@ _INCLUDED = re.compile(
 # ("Total Zero Rated") or its rate ("Total 0% supplies": :func:`names_a_part`); in the languages
 # above too: a subtotal (ZWISCHENSUMME, SOUS-TOTAL, ARA TOPLAM), the amount before tax (NETTO,
 # TOTAL HT), a tax (MWST, TVA, IVA, BTW, KDV, PPN), a discount, and cash and change (BAR,
-# RÜCKGELD, ESPÈCES, RENDU, EFECTIVO, CAMBIO, CONTANTI, RESTO, TROCO, TUNAI, KEMBALI)
+# RÜCKGELD, ESPÈCES, RENDU, EFECTIVO, CAMBIO, CONTANTI, RESTO, TROCO, TUNAI, KEMBALI, TIỀN
+# KHÁCH ĐƯA, TIỀN THỪA, 小計, お預り, お釣り)
 NOT_TOTAL = re.compile(
     r"(?i)\b(?:sub|subtotal|sub-total|excl\w*|before|qty|quantity|items?|pcs|tax|gst|vat|sst|"
     r"discounts?|disc|savings?|saved|cash|change|tender\w*|points?|weight|units?|supplies|"
@@ -67,7 +71,9 @@ NOT_TOTAL = re.compile(
     r"zwischensumme|sous|subtotale|subtotaal|ara|netto|ht|mwst|ust|steuer\w*|tva|iva|btw|kdv|"
     r"ppn|pajak|rabatt|remise|descuento|sconto|korting|bar|esp[eè]ces|efectivo|contanti|contant|"
     r"dinheiro|nakit|got[oó]wka|tunai|r(?:ü|ue|u|ii)ckgeld|wechselgeld|rendu|monnaie|cambio|"
-    r"vuelto|resto|wisselgeld|troco|reszta|kembali\w*|baki|anzahl|artikel|st[uü]ck)\b"
+    r"vuelto|resto|wisselgeld|troco|reszta|kembali\w*|baki|anzahl|artikel|st[uü]ck|"
+    r"ti[ềe]n\s+h[àa]ng|kh[áa]ch\s+[đd][ưu]a|ti[ềe]n\s+th[ừu]a|ti[ềe]n\s+th[ốo]i|"
+    r"小計|小计|소계|お預り|お預かり|お釣り?|おつり|釣銭|找零|거스름돈|받은\s*금액)\b"
 )
 _RATE = re.compile(r"\d\s*%")
 
@@ -126,7 +132,8 @@ def other_measure(line: Line) -> str:
     if said is None:
         return ""
     code = _ABBREVIATION.match(line.text, said.end())
-    if code is None or code[1].upper() in _MONEY_WORDS or code[1].upper() in symbol_table():
+    marks = symbol_table()
+    if code is None or code[1].upper() in _MONEY_WORDS or {code[1], code[1].upper()} & marks.keys():
         return ""
     return code[1]
 
