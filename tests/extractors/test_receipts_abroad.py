@@ -157,10 +157,40 @@ def test_a_street_line_at_the_top_is_not_taken_for_the_merchant() -> None:
 
 
 def test_a_line_after_an_address_ending_in_its_zip_code_leaves_the_address_to_review() -> None:
-    text = "MINT COFFEE\n66 Mint St\nSan Francisco, CA 94103\nOrder #4471 Register 2\n"
+    text = "MINT COFFEE\n66 Mint St\nSan Francisco, CA 94103\nFerry Plaza Kiosk\n"
     address = _run(text + "(415) 555-0123\nLatte 6.25\nTotal $6.25\n").fields["address"]
     assert address.status is Status.NEEDS_REVIEW
     assert "line 3 ends the address with its region or country" in address.reasons[0]
+
+
+@pytest.mark.parametrize(
+    ("top", "address"),
+    [
+        (
+            "MINT COFFEE\n66 Mint St\nSan Francisco, CA 94103\nOrder #4471  Register 2\n",
+            "66 Mint St San Francisco, CA 94103",
+        ),
+        (
+            "CORNER DRUGS\nStore 8842\n1100 Broadway, New York, NY 10010\n",
+            "1100 Broadway, New York, NY 10010",
+        ),
+        (
+            "HARBOR COFFEE\n1 Ferry Building\nSan Francisco, CA\nCHK 8841\n",
+            "1 Ferry Building San Francisco, CA",
+        ),
+    ],
+    ids=["order-and-register", "store-number", "check-number"],
+)
+def test_a_tills_own_numbers_are_no_part_of_the_address(top: str, address: str) -> None:
+    field = _run(top + "(415) 555-0123\nLatte 6.25\nTotal $6.25\n").fields["address"]
+    assert (field.value, field.status) == (address, Status.VERIFIED), field.reasons
+
+
+def test_a_branchs_line_under_the_brand_is_not_taken_for_the_merchant() -> None:
+    text = "FamilyMart\nShibuya Dogenzaka Store\nTel 03-1234-5678\n2026/09/20 07:48\n"
+    company = _run(text + "Onigiri Salmon ¥160\nTotal ¥160\n").fields["company"]
+    assert company.value == "FamilyMart"
+    assert company.status is Status.NEEDS_REVIEW  # two names at the top; nothing settles which
 
 
 def test_a_french_phone_line_closes_the_address() -> None:

@@ -98,6 +98,13 @@ _TITLE = re.compile(
     r"cash\s*(?:bill|sales?|receipt)|bill|sales\s+receipt|tax\s+receipt|welcome\b.*|"
     r"thank\s+you\b.*|guest\s*check|check|order)\W*(?:(?:no|number|#)\W*[\w/-]*\W*)?$"
 )
+# a till's own numbers, each a label and a number alone on the line: the store, the register,
+# the check, the server ("Store 8842", "CHK 8841", "Order #4471  Register 2", "POS 03 Lane 2")
+_TILL_WORD = (
+    r"(?:store|str|reg(?:ister)?|chk|check|trans(?:action)?|trx|term(?:inal)?|till|pos|lane|"
+    r"cashier|server|table|order|station|ws)\s*(?:no\.?|#|:)?\s*\d+"
+)
+_TILL = re.compile(rf"(?i)^\W*{_TILL_WORD}(?:\W+{_TILL_WORD})*\W*$")
 # a shop's policy, thanks or greeting, or a sentence that runs on to what follows ("YOUR
 # ORDER NUMBER IS"): printed like a name, never one
 _POLICY = re.compile(
@@ -426,12 +433,13 @@ _SPACED_DIGITS = re.compile(r"(?<=\d) (?=\d)|(?<=[\dA-Z]) (?=-)|(?<=-) (?=[\dA-Z
 def aside(text: str) -> bool:
     """A line of the issuer block that is not its address, so one that ends the address: an id
     (an OCR engine's spaces in it aside: ``( M051 7 726)``, ``96585 7- A``), a date, a
-    contact, a title, a label."""
+    contact, a title, a label, a till's own numbers ("Store 8842", "CHK 8841")."""
     return bool(
         _registration(text)
         or _TAX_ID_NUMBER.search(text)
         or find_dates(text)
         or _TITLE.match(text)
+        or _TILL.match(text)
         or _closing(text)
     )
 
@@ -826,6 +834,13 @@ def _name_only(text: str) -> bool:
     return _name_like(text) and not re.search(r"\d", text) and not ends_in_place(text)
 
 
+# a branch's line under the brand: "Shibuya Dogenzaka Store", "Store #512", "Branch: Bangsar",
+# "Cawangan Klang"
+_BRANCH = re.compile(
+    r"(?i)\b(?:store|branch|outlet)(?:\s*(?:#|no\.?)?\s*\d+)?\s*$|^\W*(?:branch|cawangan|outlet)\b"
+)
+
+
 def _address_start(texts: list[str]) -> int | None:
     """The row the address starts on: the first one after the top that gives a number with
     words and is not a line of its own kind or a company's name, unless a company's name and
@@ -892,8 +907,11 @@ def read_issuer(
     if name is None and formed:  # the first name with a company form
         name, how = formed[0], "the name with a company form at the top of the receipt"
         rivals, why = formed, _FORMS
-    if name is None and named:  # the name right above the address
+    if name is None and named:  # the name right above the address, not a branch's under it
         name = named[-1] if address is not None else named[0]
+        brands = [i for i in named if i < name]
+        if brands and _BRANCH.search(top[name]):
+            name = brands[-1]
         how, rivals, why = "the name at the top of the receipt", named, _NAMES
     if name is None:
         return None
