@@ -213,3 +213,53 @@ def test_the_receipt_texts_bench_counts_right_and_wrong_values(tmp_path: Path) -
     assert tally[("total", "wrong verified")] == 1  # the key says 2.40; the slip prints 1,20
     assert tally[("date", "right verified")] == 1
     assert tally[("date", "not found, no key")] == 1
+
+
+ADDRESSED = {
+    "type": "object",
+    "properties": {
+        "merchant": {"type": "string"},
+        "address": {"type": "string"},
+        "date": {"type": "string", "format": "date"},
+    },
+}
+
+
+def _fields(text: str) -> dict[str, tuple[object, Status]]:
+    document = TextParser().parse(text.encode(), "receipt.txt")
+    result = extract_parsed(document, schema_from_json(ADDRESSED), llm=RulesBackend())
+    return {k: (f.value, f.status) for k, f in result.fields.items()}
+
+
+def test_a_slogan_a_manager_and_the_tills_numbers_stay_out_of_the_issuer_block() -> None:
+    text = (
+        "Walmart\nSave money. Live better.\n( 479 ) 273 - 4000\nMANAGER JOHN SMITH\n"
+        "702 SW 8TH ST\nBENTONVILLE AR 72716\nST# 05483 OP# 009044 TE# 44 TR# 01301\n"
+        "BREAD 2.88 N\nSUBTOTAL 2.88\nTOTAL 2.88\nCASH TEND 5.00\nCHANGE DUE 2.12\n"
+        "07/04/25 18:42:07\n"
+    )
+    fields = _fields(text)
+    assert fields["merchant"] == ("Walmart", Status.VERIFIED)
+    assert fields["address"][0] == "702 SW 8TH ST BENTONVILLE AR 72716"
+    # the ZIP after the state's code, without a comma, settles the order month first
+    assert fields["date"] == ({"iso": "2025-07-04", "original": "07/04/25"}, Status.VERIFIED)
+
+
+def test_item_lines_priced_in_their_currency_are_no_address() -> None:
+    text = "TESCO\nCamden Town Express\nBANANAS LOOSE £0.87\nSOURDOUGH LOAF £1.60\nTOTAL £2.47\n"
+    assert _fields(text)["address"] == (None, Status.NOT_FOUND)
+
+
+def test_a_branchs_place_named_again_in_the_address_is_not_the_merchant() -> None:
+    text = (
+        "Woolworths\nBondi Junction\n500 Oxford St, Bondi Junction NSW 2022\nABN 88 000 014 675\n"
+    )
+    fields = _fields(text + "Milk $3.10\nTOTAL $3.10\n05/03/2025 09:14\n")
+    assert fields["merchant"][0] == "Woolworths"
+    assert fields["date"] == ({"iso": "2025-03-05", "original": "05/03/2025"}, Status.VERIFIED)
+
+
+def test_a_country_before_its_postcode_settles_the_date_order() -> None:
+    text = "KOPI CORNER\nBlk 192 Lorong 4 Toa Payoh\nSingapore 310192\nDate: 03/04/2025\n"
+    fields = _fields(text + "KOPI 1.80\nTOTAL 1.80\n")
+    assert fields["date"] == ({"iso": "2025-04-03", "original": "03/04/2025"}, Status.VERIFIED)

