@@ -263,3 +263,13 @@ def test_a_country_before_its_postcode_settles_the_date_order() -> None:
     text = "KOPI CORNER\nBlk 192 Lorong 4 Toa Payoh\nSingapore 310192\nDate: 03/04/2025\n"
     fields = _fields(text + "KOPI 1.80\nTOTAL 1.80\n")
     assert fields["date"] == ({"iso": "2025-04-03", "original": "03/04/2025"}, Status.VERIFIED)
+
+
+def test_a_slip_that_prints_only_a_card_charge_answers_it_for_review() -> None:
+    result = _run("Joe's Food Truck\nBurrito 11.00\nSoda 2.50\nCard 13.50\nThanks!\n")
+    assert result.fields["company"].value == "Joe's Food Truck"
+    total = result.fields["total"]
+    assert (_amount(result), total.status) == (13.5, Status.NEEDS_REVIEW)
+    assert total.reasons[0].startswith(
+        "no line names the total; 13.50 was charged to a card (line 4)"
+    ), total.reasons

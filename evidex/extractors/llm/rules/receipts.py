@@ -188,7 +188,10 @@ class ReceiptFinder:
         if cached is None:
             cached = (
                 any(
-                    (_AMOUNT.search(text) and (_money_line(text) or _marked(text)))
+                    (
+                    _AMOUNT.search(text)
+                    and (_money_line(text) or _marked(text) or names_payment(text))
+                )
                     or (_money_line(text) and _marked(text))  # "Total ¥753": no cents to print
                     for text in self._row_texts()
                 )
@@ -449,10 +452,11 @@ class ReceiptFinder:
         return found[0], replace(found[1], doubt=doubt)
 
     def _paid_alone(self) -> list[Hit]:
-        """No line names the total (an OCR engine misread its label): what cash less change
-        says was paid, where a line prints that amount; in doubt, since no label says it is
-        the total."""
-        paid = self._cash_paid()
+        """No line names the total (an OCR engine misread its label, or the slip prints none):
+        what the slip says was paid (cash less change, else an amount paid or a card charge:
+        :attr:`.payment.Payment.paid`), where a line prints that amount; in doubt, since no
+        label says it is the total."""
+        paid = self._payment().paid
         found = self._printing(paid[0], 0) if paid is not None else None
         if paid is None or found is None:
             return []
