@@ -15,9 +15,10 @@ from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.llm.rules.lines import Lines
 from evidex.extractors.llm.rules.payment import payment, row_cells
 from evidex.extractors.llm.rules.total_labels import names_a_part
+from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
 from evidex.extractors.parse.text import TextParser
 from evidex.extractors.pipeline import extract_parsed
-from evidex.schemas import Result, Status, schema_from_json
+from evidex.schemas import FieldResult, Result, Status, schema_from_json
 
 SCHEMA = schema_from_json(
     {
@@ -273,3 +274,53 @@ def test_a_slip_that_prints_only_a_card_charge_answers_it_for_review() -> None:
     assert total.reasons[0].startswith(
         "no line names the total; 13.50 was charged to a card (line 4)"
     ), total.reasons
+
+
+CURRENCY = {
+    "type": "object",
+    "properties": {"total": {"type": "number"}, "currency": {"type": "string"}},
+}
+
+
+def _currency_fields(text: str) -> dict[str, FieldResult]:
+    document = TextParser().parse(text.encode(), "receipt.txt")
+    return extract_parsed(document, schema_from_json(CURRENCY), llm=RulesBackend()).fields
+
+
+@pytest.mark.parametrize(
+    ("top", "code", "why"),
+    [
+        ("WOOLWORTHS\n500 Oxford St, Bondi Junction NSW 2022\n", "AUD", "Australia (NSW 2022)"),
+        ("TIM HORTONS\n100 Queen St W, Toronto ON M5H 2N2\n", "CAD", "Canada (ON M5H 2N2)"),
+        ("CADENA COMERCIAL OXXO SA DE CV\nAV. INSURGENTES SUR 1235\n", "MXN", "'SA DE CV'"),
+        ("TRADER JOE'S\n1234 Market St\nSan Francisco, CA 94103\n", "USD", "United States"),
+    ],
+    ids=["sydney", "toronto", "mexico-city", "san-francisco"],
+)
+def test_a_dollar_sign_is_read_as_the_dollar_of_where_the_slip_is_from(
+    top: str, code: str, why: str
+) -> None:
+    fields = _currency_fields(top + "Coffee $4.61\nTOTAL $4.61\n")
+    total, currency = fields["total"], fields["currency"]
+    assert (total.value, total.status) == ({"value": 4.61, "currency": code}, Status.VERIFIED)
+    assert total.caveat is not None and f"'$' read as {code}: the document" in total.caveat
+    assert why in total.caveat
+    assert (currency.value, currency.status) == (code, Status.VERIFIED), currency.reasons
+
+
+def test_a_dollar_sign_on_a_slip_from_nowhere_stays_usd_with_its_caveat() -> None:
+    total = _currency_fields("CORNER DELI\nCoffee $4.61\nTOTAL $4.61\n")["total"]
+    assert total.value == {"value": 4.61, "currency": "USD"}
+    assert total.caveat is not None and "'$' read as USD" in total.caveat
+
+
+def test_a_model_answering_usd_for_a_sydney_slips_dollar_goes_to_review() -> None:
+    text = "WOOLWORTHS\n500 Oxford St, Bondi Junction NSW 2022\nTOTAL $4.61\n"
+    document = TextParser().parse(text.encode(), "receipt.txt")
+    schema = schema_from_json(CURRENCY)
+    said = {"value": {"value": 4.61, "currency": "USD"}, "quote": "TOTAL $4.61"}
+    answer = build_answer(schema, {"total": {**said, "page": 1, "line_start": 3, "line_end": 3}})
+    result = extract_parsed(document, schema, llm=ScriptedLLM(answer))
+    total = result.fields["total"]
+    assert total.status is Status.NEEDS_REVIEW
+    assert total.reasons[0] == "currency USD does not match AUD in the quote"

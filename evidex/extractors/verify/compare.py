@@ -193,7 +193,7 @@ def _percentage(value: Any, quote: str) -> Check:
 _NEGATIVE = re.compile(r"[-\u2212\u2013(]\s*(?:[^\d\s]{1,3}\s*)?\d")
 
 
-def _amount(value: Any, quote: str, name: str = "") -> Check:
+def _amount(value: Any, quote: str, name: str = "", dollar: str | None = None) -> Check:
     """The number outside any percentage, next to the field's own label when the quote holds
     several; the currency as stated (or derived from a symbol)."""
     if isinstance(value, dict):
@@ -223,7 +223,7 @@ def _amount(value: Any, quote: str, name: str = "") -> Check:
     mislabelled = own_label(candidates, quote, name)
     if mislabelled:
         return Check(False, mislabelled)
-    stated = currencies_in(quote)
+    stated = currencies_in(quote, dollar)
     if currency and stated and currency not in stated:
         return Check(
             False, f"currency {currency} does not match {', '.join(sorted(stated))} in the quote"
@@ -235,13 +235,13 @@ def _amount(value: Any, quote: str, name: str = "") -> Check:
     return OK
 
 
-def _currency(value: Any, quote: str) -> Check:
+def _currency(value: Any, quote: str, dollar: str | None = None) -> Check:
     code = str(value).upper()
     if code not in iso_codes():
         return Check(False, f"{value!r} is not an ISO 4217 currency code")
     if code in ISO.findall(quote):
         return OK
-    if code in currencies_in(quote):
+    if code in currencies_in(quote, dollar):
         return Check(True, f"{code} derived from the currency symbol in the quote", computed=True)
     return Check(False, f"currency {code} is not stated in the quote")
 
@@ -450,6 +450,7 @@ def check_value(
     name: str = "",
     order_reason: str = "",
     ocr: bool = False,
+    dollar: str | None = None,
 ) -> Check:
     """Compare a value (JSON form) with the text it was read from.
 
@@ -458,9 +459,11 @@ def check_value(
     field's name, whose label in a quote of several amounts owns the value (:func:`own_label`);
     ``order_reason`` what settled the date order, or why nothing did (:mod:`.locales`). ``ocr``
     says the quote's lines were read by OCR: a value that fails as the spacing stands is looked
-    at again with the spaces an engine adds or drops set aside (:mod:`.spacing`).
+    at again with the spaces an engine adds or drops set aside (:mod:`.spacing`). ``dollar``
+    is the currency a ``$`` stands for where the document places itself
+    (:func:`.locales.local_currency`; USD where nothing does).
     """
-    check = _check(kind, value, quote, date_order, fuzzy, name, order_reason)
+    check = _check(kind, value, quote, date_order, fuzzy, name, order_reason, dollar)
     if check.ok or not ocr:
         return check
     if kind in ("string", "text") and isinstance(value, str) and not _one_number(value):
@@ -473,7 +476,7 @@ def check_value(
     closed = closed_up(quote)
     if closed == quote:
         return check
-    again = _check(kind, value, closed, date_order, fuzzy, name, order_reason)
+    again = _check(kind, value, closed, date_order, fuzzy, name, order_reason, dollar)
     if not again.ok:  # what the quote says once closed up, where as read it said nothing
         return again if _STATES_NONE in check.reason and _STATES_NONE not in again.reason else check
     said = _SPACED.reason
@@ -491,9 +494,12 @@ def _check(
     fuzzy: bool,
     name: str,
     order_reason: str,
+    dollar: str | None = None,
 ) -> Check:
     if kind == "amount":
-        return _amount(value, quote, name)
+        return _amount(value, quote, name, dollar)
+    if kind == "currency":
+        return _currency(value, quote, dollar)
     if kind == "date":
         return _date_check(value, quote, date_order, order_reason)
     if kind in ("string", "text"):

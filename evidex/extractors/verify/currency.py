@@ -30,6 +30,7 @@ __all__ = [
     "issuer",
     "main_locales",
     "symbol_table",
+    "tender_codes",
     "unglue",
 ]
 
@@ -79,6 +80,13 @@ def _current() -> dict[str, frozenset[str]]:
         if codes:
             out[territory] = frozenset(codes)
     return out
+
+
+@lru_cache(maxsize=1)
+def tender_codes() -> frozenset[str]:
+    """The ISO codes legal tender somewhere now: a word of an address that was once a code
+    ("SUR" of "AV. INSURGENTES SUR 1235", the Soviet rouble's) names no currency."""
+    return frozenset(code for codes in _current().values() for code in codes)
 
 
 @lru_cache(maxsize=1)

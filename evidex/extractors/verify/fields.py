@@ -41,7 +41,7 @@ from evidex.extractors.verify.align import DocText, Match
 from evidex.extractors.verify.compare import as_day, check_value, quoted_values, written_number
 from evidex.extractors.verify.confidence import ocr_confidence
 from evidex.extractors.verify.crossfield import check_rules
-from evidex.extractors.verify.locales import Order, settle_order, weekday_clash
+from evidex.extractors.verify.locales import Order, local_currency, settle_order, weekday_clash
 from evidex.schemas import Box, FieldResult, SchemaDef, Status, iter_leaves
 from evidex.schemas.field import FieldExtraction
 from evidex.schemas.plain import plain_data, plain_value
@@ -100,6 +100,7 @@ def verify_field(
     date_order: Order | None = None,
     near: int | None = None,
     name: str = "",
+    dollar: str | None = None,
 ) -> FieldResult:
     value = _json(fe.value)
     base = {
@@ -180,6 +181,7 @@ def verify_field(
             name,
             order.reason,
             ocr=ocr is not None,
+            dollar=dollar,
         )
         computed = check.computed
         if not check.ok:
@@ -209,11 +211,20 @@ def verify(
 ) -> Verification:
     doc = doc or DocText(lines)
     order = settle_order(doc.raw)
+    # the currency a "$" stands for where the document places itself (AUD in Sydney)
+    local = local_currency("$", doc.raw) if any("$" in t for t in doc.raw) else None
+    dollar = local[0] if local else None
     leaves = list(iter_leaves(output, schema.leaves))
     fields: dict[str, FieldResult] = {}
     for leaf in leaves:
         fields[leaf.path] = verify_field(
-            leaf.spec.kind, leaf.extraction, doc, lines, date_order=order, name=_name(leaf.path)
+            leaf.spec.kind,
+            leaf.extraction,
+            doc,
+            lines,
+            date_order=order,
+            name=_name(leaf.path),
+            dollar=dollar,
         )
     # A quote found in several places, none of them cited: the place nearest the sibling fields
     # of the same object (an invoice line's other cells, a party's other details) is the one.
@@ -229,6 +240,7 @@ def verify(
                     date_order=order,
                     near=near,
                     name=_name(leaf.path),
+                    dollar=dollar,
                 )
     for leaf in leaves:
         result = fields[leaf.path]

@@ -55,6 +55,7 @@ __all__ = [
     "Order",
     "ends_in_legal_form",
     "ends_in_place",
+    "local_currency",
     "postcode_and_region",
     "region_misread",
     "settle_order",
@@ -67,9 +68,11 @@ _NAMES = {"dmy": "day-first", "mdy": "month-first"}
 
 @dataclass(frozen=True, slots=True)
 class Cue:
-    order: str  # "dmy" or "mdy"
+    order: str | None  # "dmy" or "mdy"; None where the territories write dates otherwise
     what: str  # what the document prints, for the reason ("prints RM (MYR)")
     rank: int = 0  # the order reasons name cues in: currency, postcode, country, form, ids
+    where: frozenset[str] = frozenset()  # the territories an address, a phone, a form, a tax
+    # name or number places the document in (not a currency: see :func:`local_currency`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -400,10 +403,10 @@ def _line_cues(text: str) -> list[Cue]:
     pattern, forms = _legal_forms()
     for m in pattern.finditer(text):
         territories = forms.get(re.sub(r"[^a-z]", "", m.group().lower()), frozenset())
-        order = _agreed(territories)
-        if order is not None:
+        if territories:
             where = ", ".join(sorted(_english_name(t) for t in territories)[:3])
-            out.append(Cue(order, f"prints the company form {m.group().strip()!r} ({where})", 3))
+            what = f"prints the company form {m.group().strip()!r} ({where})"
+            out.append(Cue(_agreed(territories), what, 3, territories))
     lowered = text.lower().strip(" .,;")
     names = _country_names() if _any_country_name().search(lowered) else {}
     for name, code in names.items():
@@ -414,33 +417,26 @@ def _line_cues(text: str) -> list[Cue]:
         after = lowered[len(name) :].strip() if lowered.startswith(name) else ""
         if shape is not None and after and shape.fullmatch(after):
             alone = True  # the country and then its postcode ("Singapore 310192")
-        order = territory_order(code)
-        if alone and order is not None:
-            out.append(Cue(order, f"names the country {_english_name(code)}", 2))
+        if alone:
+            what = f"names the country {_english_name(code)}"
+            out.append(Cue(territory_order(code), what, 2, frozenset({code})))
     for m, territory, shape in _postcoded_regions(text):
-        order = territory_order(territory)
         postcode = shape.search(text)
-        if order is not None and postcode is not None:
-            out.append(
-                Cue(
-                    order,
-                    f"prints a postcode and region of {_english_name(territory)} "
-                    f"({postcode.group()} … {m.group()})",
-                    1,
-                )
+        if postcode is not None:
+            what = (
+                f"prints a postcode and region of {_english_name(territory)} "
+                f"({postcode.group()} … {m.group()})"
             )
+            out.append(Cue(territory_order(territory), what, 1, frozenset({territory})))
     for territory, found in _coded_endings(text):
-        order = territory_order(territory)
-        if order is not None:
-            where = f"{_english_name(territory)} ({found['code'] or found['bare']} {found['zip']})"
-            out.append(Cue(order, f"prints a region and postcode of {where}", 1))
+        where = f"{_english_name(territory)} ({found['code'] or found['bare']} {found['zip']})"
+        what = f"prints a region and postcode of {where}"
+        out.append(Cue(territory_order(territory), what, 1, frozenset({territory})))
     for m in _TAX_NAME.finditer(text):
         taxed = frozenset(_TAX_NAMES[m.group().lower()])
-        order = _agreed(taxed)
-        if order is not None:
-            users = sorted(_english_name(t) for t in taxed)
-            where = _join(users if len(users) <= 3 else [*users[:3], f"{len(users) - 3} more"])
-            out.append(Cue(order, f"names its tax {m.group()!r} ({where})", 3))
+        users = sorted(_english_name(t) for t in taxed)
+        where = _join(users if len(users) <= 3 else [*users[:3], f"{len(users) - 3} more"])
+        out.append(Cue(_agreed(taxed), f"names its tax {m.group()!r} ({where})", 3, taxed))
     out += _phone_cues(text) + _registration_cues(text)
     return out
 
@@ -457,9 +453,8 @@ def _phone_cues(text: str) -> list[Cue]:
         region = phonenumbers.region_code_for_number(number)
         if not region or not phonenumbers.is_valid_number(number):
             continue
-        order = territory_order(region)
-        if order is not None:
-            out.append(Cue(order, f"prints a phone number of {_english_name(region)}", 5))
+        what = f"prints a phone number of {_english_name(region)}"
+        out.append(Cue(territory_order(region), what, 5, frozenset({region})))
     return out
 
 
@@ -478,9 +473,9 @@ def _vat_modules() -> dict[str, Any]:
 def _registration_cues(text: str) -> list[Cue]:
     out = []
     if _MY_COMPANY.search(text):
-        out.append(Cue("dmy", "prints a Malaysian company number", 4))
+        out.append(Cue("dmy", "prints a Malaysian company number", 4, frozenset({"MY"})))
     if _MY_GST.search(text):
-        out.append(Cue("dmy", "prints a Malaysian GST id", 4))
+        out.append(Cue("dmy", "prints a Malaysian GST id", 4, frozenset({"MY"})))
     for m in _TAX_LABEL.finditer(text):
         number = re.sub(r"[\s.-]", "", m["id"])
         valid = set()
@@ -491,10 +486,10 @@ def _registration_cues(text: str) -> list[Cue]:
             except Exception:  # a module that cannot read this form says nothing
                 continue
         valid &= {number[:2].upper()}  # the id names its country
-        order = _agreed(valid)
-        if order is not None:
+        if valid:
             where = " or ".join(sorted(_english_name(t) for t in valid))
-            out.append(Cue(order, f"prints a tax number valid in {where} ({m['id'].strip()})", 4))
+            what = f"prints a tax number valid in {where} ({m['id'].strip()})"
+            out.append(Cue(_agreed(valid), what, 4, frozenset(valid)))
     return out
 
 
@@ -640,18 +635,43 @@ def weekday_clash(day: dt.date, text: str) -> str:
     )
 
 
-def settle_order(texts: Sequence[str]) -> Order:
-    """The day/month order of the document's numeric dates, and the evidence that settles it."""
-    dated = _date_cue(texts) or _weekday_cue(texts)
-    if dated is not None:
-        return dated
+def _cues(texts: Sequence[str]) -> list[Cue]:
+    """Every line's cues, each once, in the order reasons name them."""
     cues: list[Cue] = []
     for text in texts:
         for cue in _line_cues(text):
             if cue not in cues:
                 cues.append(cue)
-    cues.sort(key=lambda c: c.rank)
-    orders = {c.order for c in cues}
+    return sorted(cues, key=lambda c: c.rank)
+
+
+def local_currency(mark: str, texts: Sequence[str]) -> tuple[str, str] | None:
+    """The currency a mark several currencies share (``$``, ``kr``) stands for in this
+    document, and why: the one of them issued where every cue that places the document (an
+    address's postcode and region, a country's name, a phone number, a company form, a tax's
+    name or number) agrees it is from ("$" on a slip from ``Bondi Junction NSW 2022`` is AUD).
+    None where nothing places it, the cues disagree, or the place uses none of them."""
+    codes = symbol_table().get(mark, frozenset())
+    if len(codes) < 2:
+        return None
+    placed = [c for c in _cues(texts) if c.where]
+    if not placed:
+        return None
+    where = frozenset.intersection(*(c.where for c in placed))
+    local = {code for code in codes if where & set(issuer(code))}
+    if len(local) != 1:
+        return None
+    code = local.pop()
+    return code, f"'{mark}' read as {code}: the document {_join([c.what for c in placed][:2])}"
+
+
+def settle_order(texts: Sequence[str]) -> Order:
+    """The day/month order of the document's numeric dates, and the evidence that settles it."""
+    dated = _date_cue(texts) or _weekday_cue(texts)
+    if dated is not None:
+        return dated
+    cues = [c for c in _cues(texts) if c.order is not None]
+    orders = {c.order for c in cues if c.order is not None}
     if len(orders) == 1:
         order = next(iter(orders))
         said = _join([c.what for c in cues][:3])

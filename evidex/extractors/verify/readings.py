@@ -108,17 +108,18 @@ def _side_by_side(pieces: list[str]) -> bool:
     return whole and not grouped and len(pieces[0].lstrip("+-")) > 1
 
 
-def currencies_in(text: str) -> set[str]:
+def currencies_in(text: str, dollar: str | None = None) -> set[str]:
     """ISO 4217 codes stated in ``text`` by code or by symbol, glued to a number or not
     (:mod:`.currency`); a symbol several currencies share states each of them, except those
-    with one customary reading (``$`` is USD). A local symbol of letters (``RM``, ``Rs``)
-    counts beside a number or in parentheses, as ISO codes and signs count anywhere."""
+    with one customary reading (``$`` is USD, or ``dollar`` where the document places itself:
+    :func:`.locales.local_currency`). A local symbol of letters (``RM``, ``Rs``) counts beside
+    a number or in parentheses, as ISO codes and signs count anywhere."""
     placed = {m for _s, _e, m in currency_marks(text, beside_number=True)}
     return {
         code
         for _start, _end, mark in currency_marks(text)
         if mark in placed or mark in currency_codes() or not mark[0].isalpha()
-        for code in codes_of(mark)
+        for code in ({dollar} if dollar and mark == "$" else codes_of(mark))
     }
 
 

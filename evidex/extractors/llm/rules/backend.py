@@ -38,7 +38,7 @@ from typing import Any, get_args, get_origin
 from pydantic import BaseModel
 
 from evidex.extractors.llm.base import LLMRequest, LLMResponse
-from evidex.extractors.verify.locales import Order, settle_order
+from evidex.extractors.verify.locales import Order, local_currency, settle_order
 from evidex.schemas import NOT_FOUND, LeafSpec, SchemaDef
 from evidex.schemas.spec import value_type
 
@@ -71,6 +71,9 @@ _UNLABELLED = {
 _HEADING_LINES = 12  # a date alone on a line this near the top dates the document
 _OPENING_CHARS = 20_000  # how far past the opening lines an agreement's first sentence is sought
 _SITES = ("linkedin", "github", "gitlab", "twitter", "xing")
+
+
+_READ_AS_USD = "'$' read as USD"  # the caveat of a "$" read without a place (.money)
 
 
 class RulesBackend:
@@ -119,6 +122,25 @@ class _Filler(LabelFinder, LayoutFinder, ReceiptFinder):
         if self._order is None:
             self._order = settle_order(self._texts)
         return self._order
+
+    def _in_local_dollars(self, match: Match) -> Match:
+        """``match`` with a ``$`` it read as USD re-read as the dollar of the place the
+        document's own cues agree it is from (:func:`.locales.local_currency`: AUD on a slip
+        from ``Bondi Junction NSW 2022``), the caveat saying which cues; as it was where
+        nothing places the document or the cues disagree."""
+        if _READ_AS_USD not in match.caveat:
+            return match
+        if not hasattr(self, "_dollar"):
+            self._dollar = local_currency("$", self._texts)
+        if self._dollar is None:
+            return match
+        code, why = self._dollar
+        value = match.value
+        if isinstance(value, dict) and value.get("currency") == "USD":
+            value = {**value, "currency": code}
+        elif value == "USD":
+            value = code
+        return replace(match, value=value, caveat=match.caveat.replace(_READ_AS_USD, why))
 
     @property
     def flow(self) -> Flow:
@@ -208,7 +230,7 @@ class _Filler(LabelFinder, LayoutFinder, ReceiptFinder):
         first, end = word_start(best.text, best.quote[0]), best.quote[1]
         quote = best.text[first:end]
         written = best.match.written or best.text[best.match.start : best.match.end]
-        match = in_order(best.match, self.order.order, self.order.reason)
+        match = self._in_local_dollars(in_order(best.match, self.order.order, self.order.reason))
         caveats[0] = match.caveat
         if concept is not None and concept.key == "total" and not parent:
             doubts.append(self.total_doubt(best.line, match.value))

@@ -1,7 +1,7 @@
 """Numbers, amounts, percentages and currencies as invoices write them.
 
 ``1.234,56`` and ``1,234.56`` are both 1234.56; a currency is a symbol or an ISO 4217 code
-(Babel's list) beside the number: a symbol one currency is written with (``€``, ``₩``, ``₫``,
+of a currency legal tender now (Babel's data) beside the number: a symbol one currency is written with (``€``, ``₩``, ``₫``,
 ``₹``, ``Rp``; Babel's symbols through :func:`.currency.codes_of`), ``$`` read as USD and
 ``¥`` as JPY with a caveat, a Vietnamese till's ``đ`` as VND. An amount parser is *anchored*:
 the amount must start where it is asked to look, so "Total VAT: 190,00" never lends its figure
@@ -14,9 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from babel.numbers import list_currencies
-
-from evidex.extractors.verify.currency import codes_of
+from evidex.extractors.verify.currency import codes_of, tender_codes
 
 from .match import Match
 
@@ -35,7 +33,6 @@ __all__ = [
     "read_number",
 ]
 
-_CURRENCIES = frozenset(list_currencies())
 # the currency symbols read against a number: the four of old and those of one currency each
 # (codes_of), "Rp" with or without its dot, and "đ" as Vietnamese tills print the dong
 _SYMBOL = r"[€$£¥₩₫₹₱฿₺₦₽₴₪]|Rp\.?|đ"
@@ -90,16 +87,18 @@ def parse_amount(text: str, pos: int, enum: tuple[str, ...] = ()) -> Match | Non
 def _code(mark: str) -> str | None:
     """The ISO code ``mark`` names: itself when it is one, else the one currency its symbol is
     written for (``₩`` KRW, ``Rp.`` IDR; ``$`` USD and ``¥`` JPY by preference)."""
-    if mark in _CURRENCIES:
+    if mark in tender_codes():
         return mark
     if mark in _SYMBOLS:
         return _SYMBOLS[mark]
+    if re.fullmatch(r"[A-Z]{3}", mark):
+        return None  # a code no longer legal tender anywhere
     codes = codes_of(mark.rstrip("."))
     return next(iter(codes)) if len(codes) == 1 else None
 
 
 def _iso_codes(text: str) -> list[str]:
-    return [m["v"] for m in _ISO.finditer(text) if m["v"] in _CURRENCIES]
+    return [m["v"] for m in _ISO.finditer(text) if m["v"] in tender_codes()]
 
 
 def currency_marks(text: str) -> list[Match]:
@@ -110,7 +109,7 @@ def currency_marks(text: str) -> list[Match]:
         code = _code(m.group())
         if code is not None and re.search(r"\d", near):
             caveat = f"derived from the symbol {m.group()}" if code != m.group() else ""
-            caveat += "; read as USD" if m.group() == "$" else ""
+            caveat += "; '$' read as USD" if m.group() == "$" else ""
             out.append(Match(m.start(), m.end(), code, caveat))
     return out
 

@@ -189,9 +189,9 @@ class ReceiptFinder:
             cached = (
                 any(
                     (
-                    _AMOUNT.search(text)
-                    and (_money_line(text) or _marked(text) or names_payment(text))
-                )
+                        _AMOUNT.search(text)
+                        and (_money_line(text) or _marked(text) or names_payment(text))
+                    )
                     or (_money_line(text) and _marked(text))  # "Total ¥753": no cents to print
                     for text in self._row_texts()
                 )
