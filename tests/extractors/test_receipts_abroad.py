@@ -324,3 +324,52 @@ def test_a_model_answering_usd_for_a_sydney_slips_dollar_goes_to_review() -> Non
     total = result.fields["total"]
     assert total.status is Status.NEEDS_REVIEW
     assert total.reasons[0] == "currency USD does not match AUD in the quote"
+
+
+def test_a_dollar_that_names_its_country_is_its_currency() -> None:
+    text = "PADARIA SAO JORGE LTDA\nRUA AUGUSTA 1500\nPAO R$ 6,50\nTOTAL R$ 6,50\n"
+    fields = _currency_fields(text + "DINHEIRO R$ 10,00\nTROCO R$ 3,50\n")
+    assert (fields["total"].value, fields["total"].status) == (
+        {"value": 6.5, "currency": "BRL"},
+        Status.VERIFIED,
+    )
+    assert (fields["currency"].value, fields["currency"].status) == ("BRL", Status.VERIFIED)
+
+
+def test_a_hungarian_slip_in_whole_forints() -> None:
+    text = "SPAR MAGYARORSZAG KFT.\n1061 Budapest, Andrassy ut 12.\nKENYER 450 Ft\nTEJ 389 Ft\n"
+    result = _run(text + "OSSZESEN: 839 Ft\nKESZPENZ: 1000 Ft\nVISSZAJARO: 161 Ft\n2025.03.14\n")
+    assert result.fields["company"].value == "SPAR MAGYARORSZAG KFT."
+    assert result.fields["date"].value == {"iso": "2025-03-14", "original": "2025.03.14"}
+    assert (_amount(result), result.fields["total"].status) == (839.0, Status.VERIFIED)
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        (
+            "COOP\nBahnhofstrasse 57\n8001 Zuerich\nMWST-Nr CHE-116.320.145 MWST\n"
+            "Gipfeli 1.60\nTotal CHF 1.60\n",
+            "Bahnhofstrasse 57 8001 Zuerich",
+        ),
+        (
+            "BIEDRONKA\nul. Marszalkowska 10, 00-590 Warszawa\nNIP 779-10-11-327\n"
+            "Chleb 1 x 4,99 4,99 C\nSUMA PLN 4,99\n",
+            "ul. Marszalkowska 10, 00-590 Warszawa",
+        ),
+    ],
+    ids=["swiss-uid", "polish-nip"],
+)
+def test_another_countrys_tax_number_closes_the_address(text: str, address: str) -> None:
+    assert _fields(text)["address"] == (address, Status.VERIFIED)
+
+
+def test_item_and_total_lines_in_whole_amounts_are_no_address() -> None:
+    text = "KOPI KENANGAN\n1 KOPI KENANGAN MANTAN   24,000\nTOTAL   Rp 24,000\nCASH   50,000\n"
+    assert _fields(text + "CHANGE   26,000\n")["address"] == (None, Status.NOT_FOUND)
+
+
+def test_a_malls_line_under_the_brand_is_not_the_merchant() -> None:
+    text = "Bakmi GM\nMall Taman Anggrek\nJl. Letjen S. Parman Kav 21, Jakarta Barat\n"
+    merchant = _fields(text + "Bakmi Ayam Rp 48.000\nGrand Total Rp 48.000\n")["merchant"]
+    assert merchant[0] == "Bakmi GM"

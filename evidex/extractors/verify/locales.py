@@ -390,11 +390,12 @@ def _currency_cues(text: str) -> list[Cue]:
         codes = symbol_table().get(mark, frozenset())
         if not _placed(text, start, end, mark):
             continue
-        territories = {t for code in codes for t in issuer(code)}
+        territories = frozenset(t for code in codes for t in issuer(code))
         order = _agreed(territories)
-        if order is not None:
+        where = territories if len(codes) == 1 else frozenset()  # "R$": Brazil; "$": no one
+        if order is not None or where:
             named = f" ({next(iter(codes))})" if len(codes) == 1 and mark not in codes else ""
-            out.append(Cue(order, f"prints {mark}{named}"))
+            out.append(Cue(order, f"prints {mark}{named}", 0, where))
     return out
 
 

@@ -113,12 +113,12 @@ def currencies_in(text: str, dollar: str | None = None) -> set[str]:
     (:mod:`.currency`); a symbol several currencies share states each of them, except those
     with one customary reading (``$`` is USD, or ``dollar`` where the document places itself:
     :func:`.locales.local_currency`). A local symbol of letters (``RM``, ``Rs``) counts beside
-    a number or in parentheses, as ISO codes and signs count anywhere."""
+    a number or in parentheses, as ISO codes and signs (``R$`` too) count anywhere."""
     placed = {m for _s, _e, m in currency_marks(text, beside_number=True)}
     return {
         code
         for _start, _end, mark in currency_marks(text)
-        if mark in placed or mark in currency_codes() or not mark[0].isalpha()
+        if mark in placed or mark in currency_codes() or not mark[0].isalpha() or "$" in mark
         for code in ({dollar} if dollar and mark == "$" else codes_of(mark))
     }
 

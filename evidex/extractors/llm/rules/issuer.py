@@ -111,7 +111,14 @@ _STAFF = re.compile(r"(?i)^\W*(?:(?:store\s+|general\s+)?manager|mgr|cashier|ser
 # an item's line: a price against its currency at the end ("BANANAS LOOSE £0.87", "COKE 1.5L
 # ₱ 75.00"), never a line of the address
 _PRICED = re.compile(
-    r"[^\W\d_]{2}.*\s(?:[€$£¥₩₫₹₱]|\b(?:RM|Rs\.?|Rp))\s?\d{1,3}(?:[,.]\d{3})*[.,]\d{2}\W*$"
+    r"[^\W\d_]{3}.*\s(?:(?:[€$£¥₩₫₹₱]|\b(?:RM|Rs\.?|Rp\.?|R\$|[A-Z]{3}))\s?)?"
+    r"(?:\d{1,3}(?:[,.]\d{3})*[.,]\d{2}|\d{1,3}(?:[.,]\d{3})+)(?:\s+[A-Z])?\W*$"
+)
+# a tax or company number as other countries label it ("NIP 779-10-11-327", "NIF: B12345678",
+# "MWST-Nr CHE-116.320.145", "RFC: CCO8605231N4", "CNPJ 12.345.678/0001-90", "GSTIN: 07AAA…")
+_FOREIGN_ID = re.compile(
+    r"(?i)\b(?:nip|nif|cif|rfc|cnpj|cpf|uid|p\.?\s?iva|siret|siren|kvk|npwp|gstin|"
+    r"ust-?id(?:-?nr)?|mwst-?nr|btw-?nr|ad[oó]sz[aá]m)\b\.?[\s.:#-]*[A-Z]{0,3}[\s.-]?\d[\dA-Z.\s/-]{5,}"
 )
 # a shop's policy, thanks or greeting, or a sentence that runs on to what follows ("YOUR
 # ORDER NUMBER IS"): printed like a name, never one
@@ -445,7 +452,8 @@ def aside(text: str) -> bool:
     """A line of the issuer block that is not its address, so one that ends the address: an id
     (an OCR engine's spaces in it aside: ``( M051 7 726)``, ``96585 7- A``), a date, a
     contact, a title, a label, a till's own numbers ("Store 8842", "CHK 8841"), a member of the
-    staff ("MANAGER JOHN SMITH"), an item's price ("BANANAS LOOSE £0.87")."""
+    staff ("MANAGER JOHN SMITH"), an item's or a total's price ("BANANAS LOOSE £0.87", "Total
+    CHF 5.80", "1 KOPI 24,000"), a tax number another country labels ("NIP 779-10-11-327")."""
     return bool(
         _registration(text)
         or _TAX_ID_NUMBER.search(text)
@@ -454,6 +462,7 @@ def aside(text: str) -> bool:
         or _TILL.match(text)
         or _STAFF.match(text)
         or _PRICED.search(text)
+        or _FOREIGN_ID.search(text)
         or _closing(text)
     )
 
@@ -849,9 +858,10 @@ def _name_only(text: str) -> bool:
 
 
 # a branch's line under the brand: "Shibuya Dogenzaka Store", "Store #512", "Branch: Bangsar",
-# "Cawangan Klang"
+# "Cawangan Klang", a mall's "Mall Taman Anggrek"
 _BRANCH = re.compile(
-    r"(?i)\b(?:store|branch|outlet)(?:\s*(?:#|no\.?)?\s*\d+)?\s*$|^\W*(?:branch|cawangan|outlet)\b"
+    r"(?i)\b(?:store|branch|outlet)(?:\s*(?:#|no\.?)?\s*\d+)?\s*$|"
+    r"^\W*(?:branch|cawangan|outlet|mall|plaza)\b"
 )
 
 

@@ -1,9 +1,10 @@
 """Numbers, amounts, percentages and currencies as invoices write them.
 
-``1.234,56`` and ``1,234.56`` are both 1234.56; a currency is a symbol or an ISO 4217 code
-of a currency legal tender now (Babel's data) beside the number: a symbol one currency is written with (``€``, ``₩``, ``₫``,
-``₹``, ``Rp``; Babel's symbols through :func:`.currency.codes_of`), ``$`` read as USD and
-``¥`` as JPY with a caveat, a Vietnamese till's ``đ`` as VND. An amount parser is *anchored*:
+``1.234,56`` and ``1,234.56`` are both 1234.56; a currency is a symbol or an ISO 4217 code of
+a currency legal tender now (Babel's data) beside the number: a symbol one currency is written
+with (``€``, ``₩``, ``₫``, ``₹``, ``R$``, ``Rp``; Babel's symbols through
+:func:`.currency.codes_of`), ``$`` read as USD and ``¥`` as JPY with a caveat, a Vietnamese
+till's ``đ`` as VND. An amount parser is *anchored*:
 the amount must start where it is asked to look, so "Total VAT: 190,00" never lends its figure
 to the total; "VAT 19%: 190,00" states the tax after its rate, so a leading rate is stepped
 over.
@@ -34,8 +35,12 @@ __all__ = [
 ]
 
 # the currency symbols read against a number: the four of old and those of one currency each
-# (codes_of), "Rp" with or without its dot, and "đ" as Vietnamese tills print the dong
-_SYMBOL = r"[€$£¥₩₫₹₱฿₺₦₽₴₪]|Rp\.?|đ"
+# (codes_of), a dollar that names its country ("R$", "US$", "A$", "S$"), "Rp" with or without
+# its dot, and "đ" as Vietnamese tills print the dong
+_SYMBOL = (
+    r"(?<![A-Za-z])(?:R|US|A|C|S|HK|NZ|NT|MX)\$|(?<!\b[A-Z])(?<!\b[A-Z]{2})\$|"
+    r"[€£¥₩₫₹₱฿₺₦₽₴₪]|Rp\.?|đ"
+)
 _SYMBOLS = {"$": "USD", "¥": "JPY", "đ": "VND"}  # what codes_of does not settle alone
 _NUM = r"[-−]?\d{1,3}(?:[.,'\u00a0\u202f ]\d{3})+(?:[.,]\d{1,2})?|[-−]?\d+(?:[.,]\d{1,2})?"
 _END = r"(?![\d%]|[.,]\d)"

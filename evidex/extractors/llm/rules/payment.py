@@ -56,19 +56,20 @@ _WHOLE = re.compile(
 # (RÜCKGELD, GEG. BAR), French (RENDU, ESPÈCES), Spanish (CAMBIO, EFECTIVO), Italian (RESTO,
 # CONTANTI), Dutch (WISSELGELD, CONTANT), Portuguese (TROCO, DINHEIRO), Turkish (PARA ÜSTÜ,
 # NAKİT), Polish (RESZTA, GOTÓWKA), Indonesian (KEMBALI, TUNAI), Vietnamese (TIỀN THỪA, TIỀN
-# KHÁCH ĐƯA), Japanese (お釣り, お預り), Chinese (找零, 现金) and Korean (거스름돈, 받은금액); "ü"
+# KHÁCH ĐƯA), Japanese (お釣り, お預り), Chinese (找零, 现金), Korean (거스름돈, 받은금액) and
+# Hungarian (KÉSZPÉNZ, VISSZAJÁRÓ); "ü"
 # also as written without it ("Rueckgeld") and as an engine reads it ("Riickgeld")
 _CHANGE = re.compile(
     r"(?i)\b(?:change|baki|r(?:ü|ue|u|ii)ckgeld|wechselgeld|zur(?:ü|ue|u|ii)ck|rendu|"
     r"[àa]\s+rendre|monnaie|cambio|vuelt[oa]|resto|wisselgeld|troco|para\s+[uü]st[uü]|reszta|"
     r"kembali(?:an)?|ti[ềe]n\s+th[ừu]a|ti[ềe]n\s+th[ốo]i|ti[ềe]n\s+tr[ảa]\s+l[ạa]i|"
-    r"お釣り?|おつり|釣銭|找零|거스름돈)\b"
+    r"お釣り?|おつり|釣銭|找零|거스름돈|visszaj[áa]r[óo])\b"
 )
 _CASH = re.compile(
     r"(?i)^\W*(?:cash|tunai|tender(?:ed)?|amount\s+tendered|paid|(?:geg(?:eben)?\.?\s*)?bar|"
     r"gegeben|esp[eè]ces|efectivo|(?:pagamento\s+)?contant[ei]|contant|dinheiro|nak[iİı]t|"
     r"got[oó]wka|kontant|(?:ti[ềe]n\s+)?kh[áa]ch\s+[đd][ưu]a|お預り|お預かり|預り金?|现金|現金|"
-    r"받은\s*금액)\b"
+    r"받은\s*금액|k[ée]szp[ée]nz)\b"
     r"(?!\s*(?:bill|sales?|receipt|refund|register|mode|method)\b)"
 )
 # what the slip says was paid, in so many words ("AMOUNT PAID", "AMT PAID INCL. GST"), not

@@ -105,14 +105,17 @@ OCR_SURE = 0.95
 _UNREAD = 0.5
 
 _AMOUNT = re.compile(
-    r"(?:[€$£¥]\s?)?(?<![\d.,/-])\d{1,3}(?:[,.\s]\d{3})*[.,]\d{2}(?![\d%]|[.,/-]\d)"
+    r"(?:(?:\b(?:R|US|A|C|S|HK|NZ|NT|MX))?\$\s?|[€£¥]\s?)?(?<![\d.,/-])\d{1,3}(?:[,.\s]\d{3})*[.,]\d{2}(?![\d%]|[.,/-]\d)"
 )
 # an amount on a slip that prints no cents (a currency without them: "TOTAL RWF 6,300", "Total
-# ¥753", "Kembali Rp 31.800"): in groups of thousands, or a bare number against its currency
+# ¥753", "Kembali Rp 31.800", "839 Ft"): in groups of thousands, or a bare number against its
+# currency, before it or after it
 _MARK = r"(?:[€$£¥₩₫₹]|Rp\.?|[A-Z]{3})\s?"
+_AFTER = r"\s?(?:Ft|Frw|Kč|kr|zł|đ|₫|円|원|[A-Z]{3}(?![A-Za-z]))"
 _WHOLE_AMOUNT = re.compile(
     rf"(?:{_MARK})?(?<![\d.,/-])\d{{1,3}}(?:[.,]\d{{3}})+(?![\d%]|[.,/-]\d)"
     rf"|{_MARK}(?<![\d.,/-])\d+(?![\d%:]|[.,/-]\d)"
+    rf"|(?<![\d.,/-])\d+(?={_AFTER})"
 )
 # a date another label owns: not the date of the sale (a due or delivery date, the last day to
 # return or exchange what was bought, a best-before date)

@@ -30,11 +30,12 @@ __all__ = [
 # Spanish and Portuguese (TOTAL A PAGAR), Italian (TOTALE), Dutch (TOTAAL, TE BETALEN), Turkish
 # (TOPLAM), Polish (SUMA, RAZEM, DO ZAPŁATY), Malay and Indonesian (JUMLAH), Swedish, Danish and
 # Norwegian (TOTALT, SUMMA, ATT BETALA), Vietnamese (TỔNG CỘNG, TỔNG TIỀN, not TỔNG TIỀN HÀNG:
-# the goods before a discount), Japanese, Chinese and Korean (合計, 总计, 합계)
+# the goods before a discount), Japanese, Chinese and Korean (合計, 总计, 합계), Hungarian
+# (ÖSSZESEN, FIZETENDŐ)
 _ELSEWHERE = (
     r"summe|gesamt(?:summe|betrag)?|endsumme|totale|totaal|totalt|toplam|suma|summa|razem|"
     r"jumlah|montant\s+(?:ttc|d[uû]|total)|t[ổo]ng\s+c[ộo]ng|t[ổo]ng\s+ti[ềe]n(?!\s+h[àa]ng)|"
-    r"合計|合计|总计|總計|합계|총액"
+    r"合計|合计|总计|總計|합계|총액|[öo]sszesen|fizetend[őo]"
 )
 # the words that say the amount is the one to pay, in those languages
 _TO_PAY = (
@@ -73,7 +74,8 @@ NOT_TOTAL = re.compile(
     r"dinheiro|nakit|got[oó]wka|tunai|r(?:ü|ue|u|ii)ckgeld|wechselgeld|rendu|monnaie|cambio|"
     r"vuelto|resto|wisselgeld|troco|reszta|kembali\w*|baki|anzahl|artikel|st[uü]ck|"
     r"ti[ềe]n\s+h[àa]ng|kh[áa]ch\s+[đd][ưu]a|ti[ềe]n\s+th[ừu]a|ti[ềe]n\s+th[ốo]i|"
-    r"小計|小计|소계|お預り|お預かり|お釣り?|おつり|釣銭|找零|거스름돈|받은\s*금액)\b"
+    r"小計|小计|소계|お預り|お預かり|お釣り?|おつり|釣銭|找零|거스름돈|받은\s*금액|"
+    r"k[ée]szp[ée]nz|visszaj[áa]r[óo])\b"
 )
 _RATE = re.compile(r"\d\s*%")
 
