@@ -10,14 +10,26 @@ from evidex.extractors.document import ParsedDocument, make_lines, make_pages
 from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.parse.text import TextParser
 from evidex.extractors.pipeline import extract_parsed
-from evidex.schemas import FieldResult, Result, Status, schema_from_json
+from evidex.schemas import FieldResult, Result, SchemaDef, Status, schema_from_json
 
-__all__ = ["CLEAN", "PLAIN", "read", "read_text", "receipt", "review"]
+__all__ = ["CLEAN", "PLAIN", "TYPED", "read", "read_text", "read_typed", "receipt", "review"]
 
 PLAIN = schema_from_json(
     {
         "type": "object",
         "properties": {k: {"type": "string"} for k in ("company", "date", "address", "total")},
+    }
+)
+# the same with the date and the total typed as such (a date's ISO day, an amount's currency)
+TYPED = schema_from_json(
+    {
+        "type": "object",
+        "properties": {
+            "company": {"type": "string"},
+            "address": {"type": "string"},
+            "date": {"type": "string", "format": "date"},
+            "total": {"type": "number"},
+        },
     }
 )
 CLEAN = 0.97  # the confidence a clean reading gets
@@ -63,6 +75,14 @@ def read(document: ParsedDocument) -> Result:
 def read_text(text: str) -> Result:
     """The same, for ``text`` as a text layer holds it."""
     return read(TextParser().parse(text.encode(), "slip.txt"))
+
+
+def read_typed(text: str, schema: SchemaDef = TYPED) -> Result:
+    """What the rules backend answers for ``schema`` (:data:`TYPED`) on ``text`` as a text
+    layer holds it, verified."""
+    return extract_parsed(
+        TextParser().parse(text.encode(), "receipt.txt"), schema, llm=RulesBackend()
+    )
 
 
 def review(field: FieldResult, *words: str) -> None:

@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
+from receipt_cells import read_typed as _run
 
 from bench import receipt_texts
-from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.llm.rules.lines import Lines
 from evidex.extractors.llm.rules.payment import payment, row_cells
 from evidex.extractors.llm.rules.total_labels import names_a_part
@@ -19,23 +19,6 @@ from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
 from evidex.extractors.parse.text import TextParser
 from evidex.extractors.pipeline import extract_parsed
 from evidex.schemas import FieldResult, Result, Status, schema_from_json
-
-SCHEMA = schema_from_json(
-    {
-        "type": "object",
-        "properties": {
-            "company": {"type": "string"},
-            "address": {"type": "string"},
-            "date": {"type": "string", "format": "date"},
-            "total": {"type": "number"},
-        },
-    }
-)
-
-
-def _run(text: str) -> Result:
-    document = TextParser().parse(text.encode(), "receipt.txt")
-    return extract_parsed(document, SCHEMA, llm=RulesBackend())
 
 
 def _amount(result: Result) -> float:
@@ -227,8 +210,7 @@ ADDRESSED = {
 
 
 def _fields(text: str) -> dict[str, tuple[object, Status]]:
-    document = TextParser().parse(text.encode(), "receipt.txt")
-    result = extract_parsed(document, schema_from_json(ADDRESSED), llm=RulesBackend())
+    result = _run(text, schema_from_json(ADDRESSED))
     return {k: (f.value, f.status) for k, f in result.fields.items()}
 
 
@@ -283,8 +265,7 @@ CURRENCY = {
 
 
 def _currency_fields(text: str) -> dict[str, FieldResult]:
-    document = TextParser().parse(text.encode(), "receipt.txt")
-    return extract_parsed(document, schema_from_json(CURRENCY), llm=RulesBackend()).fields
+    return _run(text, schema_from_json(CURRENCY)).fields
 
 
 @pytest.mark.parametrize(

@@ -7,32 +7,15 @@ from __future__ import annotations
 
 import pytest
 from receipt_cells import read, receipt
+from receipt_cells import read_typed as _run
 
-from evidex.extractors.llm.rules import RulesBackend
 from evidex.extractors.llm.rules.dates import find_dates
 from evidex.extractors.llm.rules.lines import Lines
 from evidex.extractors.llm.rules.money import parse_amount
 from evidex.extractors.llm.rules.payment import payment, row_cells
 from evidex.extractors.parse.text import TextParser
-from evidex.extractors.pipeline import extract_parsed
 from evidex.extractors.verify.readings import open_dates
-from evidex.schemas import Result, Status, schema_from_json
-
-SCHEMA = schema_from_json(
-    {
-        "type": "object",
-        "properties": {
-            "company": {"type": "string"},
-            "date": {"type": "string", "format": "date"},
-            "total": {"type": "number"},
-        },
-    }
-)
-
-
-def _run(text: str) -> Result:
-    document = TextParser().parse(text.encode(), "receipt.txt")
-    return extract_parsed(document, SCHEMA, llm=RulesBackend())
+from evidex.schemas import Result, Status
 
 
 def _total(result: Result) -> tuple[float | None, str | None, Status]:

@@ -636,14 +636,19 @@ def weekday_clash(day: dt.date, text: str) -> str:
     )
 
 
-def _cues(texts: Sequence[str]) -> list[Cue]:
+def _cues(texts: Sequence[str]) -> tuple[Cue, ...]:
     """Every line's cues, each once, in the order reasons name them."""
-    cues: list[Cue] = []
+    return _cues_of(tuple(texts))
+
+
+@lru_cache(maxsize=4)
+def _cues_of(texts: tuple[str, ...]) -> tuple[Cue, ...]:
+    """:func:`_cues`, kept for the last few documents: the rules and verification each ask
+    for the date order and a ``$``'s currency of the same lines."""
+    cues: dict[Cue, None] = {}
     for text in texts:
-        for cue in _line_cues(text):
-            if cue not in cues:
-                cues.append(cue)
-    return sorted(cues, key=lambda c: c.rank)
+        cues.update(dict.fromkeys(_line_cues(text)))
+    return tuple(sorted(cues, key=lambda c: c.rank))
 
 
 def local_currency(mark: str, texts: Sequence[str]) -> tuple[str, str] | None:

@@ -211,13 +211,11 @@ class ReceiptFinder:
         cached: bool | None = getattr(self, "_whole_cache", None)
         if cached is None:
             texts = self._row_texts()
-            cached = not any(_AMOUNT.search(t) for t in texts) and (
-                sum(
-                    1
-                    for t in texts
-                    if (_money_line(t) or names_payment(t)) and _WHOLE_AMOUNT.search(t)
-                )
-                >= 2
+            whole = [t for t in texts if _WHOLE_AMOUNT.search(t)]
+            cached = (
+                len(whole) >= 2
+                and sum(1 for t in whole if _money_line(t) or names_payment(t)) >= 2
+                and not any(_AMOUNT.search(t) for t in texts)
             )
             self._whole_cache = cached
         return cached
