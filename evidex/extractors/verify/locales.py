@@ -71,8 +71,8 @@ class Cue:
     order: str | None  # "dmy" or "mdy"; None where the territories write dates otherwise
     what: str  # what the document prints, for the reason ("prints RM (MYR)")
     rank: int = 0  # the order reasons name cues in: currency, postcode, country, form, ids
-    where: frozenset[str] = frozenset()  # the territories an address, a phone, a form, a tax
-    # name or number places the document in (not a currency: see :func:`local_currency`)
+    where: frozenset[str] = frozenset()  # the territories it places the document in (an
+    # address, a phone, a form, a tax's name or number, a mark of one currency: "R$"; not "$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -655,8 +655,9 @@ def local_currency(mark: str, texts: Sequence[str]) -> tuple[str, str] | None:
     """The currency a mark several currencies share (``$``, ``kr``) stands for in this
     document, and why: the one of them issued where every cue that places the document (an
     address's postcode and region, a country's name, a phone number, a company form, a tax's
-    name or number) agrees it is from ("$" on a slip from ``Bondi Junction NSW 2022`` is AUD).
-    None where nothing places it, the cues disagree, or the place uses none of them."""
+    name or number, a mark of one currency) agrees it is from ("$" on a slip from ``Bondi
+    Junction NSW 2022`` is AUD). None where nothing places it, the cues disagree, or the place
+    uses none of them."""
     codes = symbol_table().get(mark, frozenset())
     if len(codes) < 2:
         return None

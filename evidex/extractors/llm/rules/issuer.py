@@ -108,8 +108,9 @@ _TILL_WORDS = rf"(?:{_TILL_WORD}|(?:st|op|te|tr|tc|tx)\s*#\s*\d+)"  # "ST# 05483
 _TILL = re.compile(rf"(?i)^\W*{_TILL_WORDS}(?:\W+{_TILL_WORDS})*\W*$")
 # a line that names a member of the staff ("MANAGER JOHN SMITH", "Cashier Rina")
 _STAFF = re.compile(r"(?i)^\W*(?:(?:store\s+|general\s+)?manager|mgr|cashier|server|operator)\s")
-# an item's line: a price against its currency at the end ("BANANAS LOOSE £0.87", "COKE 1.5L
-# ₱ 75.00"), never a line of the address
+# an item's or a total's line: words, then an amount with cents or in groups of thousands at
+# the end, its currency before it, a tax code after it ("BANANAS LOOSE £0.87", "COKE 1.5L ₱
+# 75.00", "Total CHF 5.80", "1 KOPI 24,000", "Maslo 6,49 C"): never a line of the address
 _PRICED = re.compile(
     r"[^\W\d_]{3}.*\s(?:(?:[€$£¥₩₫₹₱]|\b(?:RM|Rs\.?|Rp\.?|R\$|[A-Z]{3}))\s?)?"
     r"(?:\d{1,3}(?:[,.]\d{3})*[.,]\d{2}|\d{1,3}(?:[.,]\d{3})+)(?:\s+[A-Z])?\W*$"
@@ -118,7 +119,8 @@ _PRICED = re.compile(
 # "MWST-Nr CHE-116.320.145", "RFC: CCO8605231N4", "CNPJ 12.345.678/0001-90", "GSTIN: 07AAA…")
 _FOREIGN_ID = re.compile(
     r"(?i)\b(?:nip|nif|cif|rfc|cnpj|cpf|uid|p\.?\s?iva|siret|siren|kvk|npwp|gstin|"
-    r"ust-?id(?:-?nr)?|mwst-?nr|btw-?nr|ad[oó]sz[aá]m)\b\.?[\s.:#-]*[A-Z]{0,3}[\s.-]?\d[\dA-Z.\s/-]{5,}"
+    r"ust-?id(?:-?nr)?|mwst-?nr|btw-?nr|ad[oó]sz[aá]m)\b\.?[\s.:#-]*"
+    r"[A-Z]{0,3}[\s.-]?\d[\dA-Z.\s/-]{5,}"
 )
 # a shop's policy, thanks or greeting, or a sentence that runs on to what follows ("YOUR
 # ORDER NUMBER IS"): printed like a name, never one

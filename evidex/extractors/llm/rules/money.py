@@ -4,10 +4,9 @@
 a currency legal tender now (Babel's data) beside the number: a symbol one currency is written
 with (``€``, ``₩``, ``₫``, ``₹``, ``R$``, ``Rp``; Babel's symbols through
 :func:`.currency.codes_of`), ``$`` read as USD and ``¥`` as JPY with a caveat, a Vietnamese
-till's ``đ`` as VND. An amount parser is *anchored*:
-the amount must start where it is asked to look, so "Total VAT: 190,00" never lends its figure
-to the total; "VAT 19%: 190,00" states the tax after its rate, so a leading rate is stepped
-over.
+till's ``đ`` as VND. An amount parser is *anchored*: the amount must start where it is asked to
+look, so "Total VAT: 190,00" never lends its figure to the total; "VAT 19%: 190,00" states the
+tax after its rate, so a leading rate is stepped over.
 """
 
 from __future__ import annotations

@@ -57,8 +57,8 @@ _WHOLE = re.compile(
 # CONTANTI), Dutch (WISSELGELD, CONTANT), Portuguese (TROCO, DINHEIRO), Turkish (PARA ÜSTÜ,
 # NAKİT), Polish (RESZTA, GOTÓWKA), Indonesian (KEMBALI, TUNAI), Vietnamese (TIỀN THỪA, TIỀN
 # KHÁCH ĐƯA), Japanese (お釣り, お預り), Chinese (找零, 现金), Korean (거스름돈, 받은금액) and
-# Hungarian (KÉSZPÉNZ, VISSZAJÁRÓ); "ü"
-# also as written without it ("Rueckgeld") and as an engine reads it ("Riickgeld")
+# Hungarian (KÉSZPÉNZ, VISSZAJÁRÓ); "ü" also as written without it ("Rueckgeld") and as an
+# engine reads it ("Riickgeld")
 _CHANGE = re.compile(
     r"(?i)\b(?:change|baki|r(?:ü|ue|u|ii)ckgeld|wechselgeld|zur(?:ü|ue|u|ii)ck|rendu|"
     r"[àa]\s+rendre|monnaie|cambio|vuelt[oa]|resto|wisselgeld|troco|para\s+[uü]st[uü]|reszta|"
@@ -145,6 +145,7 @@ class Payment:
 
 
 def shown(amount: float, places: int = 2) -> str:
+    """``amount`` with ``places`` decimals, as a slip with cents (2) or without (0) prints it."""
     return f"{amount:.{places}f}"
 
 

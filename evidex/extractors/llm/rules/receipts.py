@@ -105,7 +105,8 @@ OCR_SURE = 0.95
 _UNREAD = 0.5
 
 _AMOUNT = re.compile(
-    r"(?:(?:\b(?:R|US|A|C|S|HK|NZ|NT|MX))?\$\s?|[€£¥]\s?)?(?<![\d.,/-])\d{1,3}(?:[,.\s]\d{3})*[.,]\d{2}(?![\d%]|[.,/-]\d)"
+    r"(?:(?:\b(?:R|US|A|C|S|HK|NZ|NT|MX))?\$\s?|[€£¥]\s?)?"  # "R$ 11,50": BRL, not "$ 11,50"
+    r"(?<![\d.,/-])\d{1,3}(?:[,.\s]\d{3})*[.,]\d{2}(?![\d%]|[.,/-]\d)"
 )
 # an amount on a slip that prints no cents (a currency without them: "TOTAL RWF 6,300", "Total
 # ¥753", "Kembali Rp 31.800", "839 Ft"): in groups of thousands, or a bare number against its
@@ -225,6 +226,7 @@ class ReceiptFinder:
         return _amounts(line, self._whole())
 
     def _shown(self, amount: float) -> str:
+        """``amount`` as the slip prints its figures (whole on a slip without cents)."""
         return self._payment().shown(amount)
 
     # -- the issuer block ---------------------------------------------------------------------
