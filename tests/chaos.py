@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import signal
 import subprocess
 import sys
 import tempfile
@@ -182,11 +183,17 @@ class _Workers:
     def replace(
         self,
         process: subprocess.Popen[bytes],
-        held: list[str],
+        client: redis.Redis,
         model: ChaosModel,
         poison: bool = False,
     ) -> Kill:
-        """SIGKILL ``process`` (which holds the leases of ``held``), start another; the kill."""
+        """SIGKILL ``process``, start another; the kill, with the leases it held. The process
+        is stopped (SIGSTOP) before its leases are read: a worker left running between the
+        read and the kill takes the next job's lease, and that job, lost with it, would count
+        as taken from a live worker."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGSTOP)
+        held = _frozen_leases(client, process.pid)
         in_flight = model.snapshot_in_flight()
         self.kill(process)
         at = time.time()
@@ -205,6 +212,18 @@ def _leases_of(client: redis.Redis, pid: int) -> list[str]:
         if owner is not None and f":{pid}:" in owner.decode():
             jobs.append(key.decode().rsplit(":", 1)[1])
     return jobs
+
+
+def _frozen_leases(client: redis.Redis, pid: int, patience_s: float = 20.0) -> list[str]:
+    """The leases of a stopped worker, read once Redis answers (it may be restarting)."""
+    until = time.monotonic() + patience_s
+    while True:
+        try:
+            return _leases_of(client, pid)
+        except redis.RedisError:
+            if time.monotonic() > until:
+                raise
+            time.sleep(0.2)
 
 
 def _quiet_errors() -> contextlib.suppress:
@@ -299,8 +318,7 @@ def run_chaos(config: ChaosConfig, logs: Path | None = None) -> ChaosOutcome:
                             None,
                         )
                         if holder is not None:  # the document kills the worker that runs it
-                            held = _leases_of(client, holder.pid)
-                            kills.append(workers.replace(holder, held, model, poison=True))
+                            kills.append(workers.replace(holder, client, model, poison=True))
                 random_kills = sum(1 for k in kills if not k.poison)
                 if now >= next_kill and random_kills < config.max_kills:
                     # A random worker among those running jobs (one still starting up holds
@@ -312,7 +330,7 @@ def run_chaos(config: ChaosConfig, logs: Path | None = None) -> ChaosOutcome:
                     if candidates:
                         next_kill = now + config.kill_every_s
                         victim = rng.choice(candidates)
-                        kills.append(workers.replace(victim, busy[victim.pid], model))
+                        kills.append(workers.replace(victim, client, model))
                 with _quiet_errors():
                     jobs = [store.get(i) for i in unfinished]
                     pairs = zip(unfinished, jobs, strict=True)
