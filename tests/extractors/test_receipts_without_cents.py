@@ -13,9 +13,11 @@ from evidex.extractors.llm.rules.dates import find_dates
 from evidex.extractors.llm.rules.lines import Lines
 from evidex.extractors.llm.rules.money import parse_amount
 from evidex.extractors.llm.rules.payment import payment, row_cells
+from evidex.extractors.llm.scripted import ScriptedLLM, build_answer
 from evidex.extractors.parse.text import TextParser
+from evidex.extractors.pipeline import extract_parsed
 from evidex.extractors.verify.readings import open_dates
-from evidex.schemas import Result, Status
+from evidex.schemas import FieldResult, Result, Status, schema_from_json
 
 
 def _total(result: Result) -> tuple[float | None, str | None, Status]:
@@ -165,3 +167,37 @@ def test_a_version_or_a_longer_figure_is_no_year_first_date(text: str) -> None:
 @pytest.mark.parametrize("text", ["1.2025.07.03", "112.03.2025", "5.12.03.2025"])
 def test_no_date_is_read_out_of_a_longer_dotted_figure(text: str) -> None:
     assert find_dates(text) == []
+
+
+def _model_total(text: str, value: float, line: int) -> FieldResult:
+    schema = schema_from_json({"type": "object", "properties": {"total": {"type": "number"}}})
+    quote = text.splitlines()[line - 1]
+    said = {"value": {"value": value, "currency": None}, "quote": quote, "page": 1}
+    answer = build_answer(schema, {"total": {**said, "line_start": line, "line_end": line}})
+    document = TextParser().parse(text.encode(), "receipt.txt")
+    return extract_parsed(document, schema, llm=ScriptedLLM(answer)).fields["total"]
+
+
+def test_a_models_decimal_reading_of_a_whole_slips_thousands_goes_to_review() -> None:
+    text = MINIMARKET + "TOTAL : 22.900\nTUNAI : 50.000\nKEMBALI : 27.100\n"
+    wrong = _model_total(text, 22.9, 7)
+    assert wrong.status is Status.NEEDS_REVIEW
+    assert wrong.reasons[0] == (
+        "the document prints every amount whole (none with cents), so 22.900 is 22900, not 22.9"
+    )
+    assert _model_total(text, 22900, 7).status is Status.VERIFIED
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "FUEL STOP\nDIESEL 32.200 L\nTOTAL 46.98\n",  # a slip with cents: litres to three places
+        "KUWAIT STORE\nITEM KWD 1.250\nITEM 2.000\nTOTAL 3.250\n",  # dinars have three decimals
+    ],
+)
+def test_three_decimals_stand_where_the_slip_prints_cents_or_a_three_decimal_currency(
+    text: str,
+) -> None:
+    line = len(text.splitlines())
+    value = float(text.splitlines()[-1].split()[-1])
+    assert _model_total(text, value, line).status is Status.VERIFIED

@@ -36,6 +36,7 @@ from evidex.extractors.verify.readings import (
     ISO,
     NUMBER,
     PERCENT,
+    Money,
     currencies_in,
     date_order,
     dates_in,
@@ -67,6 +68,7 @@ class Check:
 
 
 OK = Check(True)
+_MONEY = Money()  # nothing known of how the document writes money
 
 
 def _close(a: Decimal, b: float, tolerance: float) -> bool:
@@ -193,7 +195,7 @@ def _percentage(value: Any, quote: str) -> Check:
 _NEGATIVE = re.compile(r"[-\u2212\u2013(]\s*(?:[^\d\s]{1,3}\s*)?\d")
 
 
-def _amount(value: Any, quote: str, name: str = "", dollar: str | None = None) -> Check:
+def _amount(value: Any, quote: str, name: str = "", money: Money = _MONEY) -> Check:
     """The number outside any percentage, next to the field's own label when the quote holds
     several; the currency as stated (or derived from a symbol)."""
     if isinstance(value, dict):
@@ -223,7 +225,9 @@ def _amount(value: Any, quote: str, name: str = "", dollar: str | None = None) -
     mislabelled = own_label(candidates, quote, name)
     if mislabelled:
         return Check(False, mislabelled)
-    stated = currencies_in(quote, dollar)
+    if money.whole and (whole := _read_whole(candidates, quote)):
+        return Check(False, whole)
+    stated = currencies_in(quote, money.dollar)
     if currency and stated and currency not in stated:
         return Check(
             False, f"currency {currency} does not match {', '.join(sorted(stated))} in the quote"
@@ -235,13 +239,31 @@ def _amount(value: Any, quote: str, name: str = "", dollar: str | None = None) -
     return OK
 
 
-def _currency(value: Any, quote: str, dollar: str | None = None) -> Check:
+def _read_whole(candidates: list[float], quote: str) -> str:
+    """Why ``candidates`` misread the quote on a document that prints every amount whole: the
+    value is the decimal reading of a figure in groups of thousands ("32.200" read as 32.2),
+    or ``""``."""
+    for m in _THOUSANDS.finditer(quote):
+        decimal = Decimal(m.group().replace(",", "."))
+        if any(_close(decimal, v, 0.0) for v in candidates):
+            whole = m.group().replace(",", "").replace(".", "")
+            return (
+                f"the document prints every amount whole (none with cents), so {m.group()} is "
+                f"{whole}, not {_fmt(decimal)}"
+            )
+    return ""
+
+
+_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}[.,]\d{3}(?![\d.,]?\d)")
+
+
+def _currency(value: Any, quote: str, money: Money = _MONEY) -> Check:
     code = str(value).upper()
     if code not in iso_codes():
         return Check(False, f"{value!r} is not an ISO 4217 currency code")
     if code in ISO.findall(quote):
         return OK
-    if code in currencies_in(quote, dollar):
+    if code in currencies_in(quote, money.dollar):
         return Check(True, f"{code} derived from the currency symbol in the quote", computed=True)
     return Check(False, f"currency {code} is not stated in the quote")
 
@@ -450,7 +472,7 @@ def check_value(
     name: str = "",
     order_reason: str = "",
     ocr: bool = False,
-    dollar: str | None = None,
+    money: Money = _MONEY,
 ) -> Check:
     """Compare a value (JSON form) with the text it was read from.
 
@@ -459,11 +481,11 @@ def check_value(
     field's name, whose label in a quote of several amounts owns the value (:func:`own_label`);
     ``order_reason`` what settled the date order, or why nothing did (:mod:`.locales`). ``ocr``
     says the quote's lines were read by OCR: a value that fails as the spacing stands is looked
-    at again with the spaces an engine adds or drops set aside (:mod:`.spacing`). ``dollar``
-    is the currency a ``$`` stands for where the document places itself
-    (:func:`.locales.local_currency`; USD where nothing does).
+    at again with the spaces an engine adds or drops set aside (:mod:`.spacing`). ``money`` is
+    how the whole document writes money (:class:`.readings.Money`: what its ``$`` stands for,
+    whether it prints every amount whole).
     """
-    check = _check(kind, value, quote, date_order, fuzzy, name, order_reason, dollar)
+    check = _check(kind, value, quote, date_order, fuzzy, name, order_reason, money)
     if check.ok or not ocr:
         return check
     if kind in ("string", "text") and isinstance(value, str) and not _one_number(value):
@@ -476,7 +498,7 @@ def check_value(
     closed = closed_up(quote)
     if closed == quote:
         return check
-    again = _check(kind, value, closed, date_order, fuzzy, name, order_reason, dollar)
+    again = _check(kind, value, closed, date_order, fuzzy, name, order_reason, money)
     if not again.ok:  # what the quote says once closed up, where as read it said nothing
         return again if _STATES_NONE in check.reason and _STATES_NONE not in again.reason else check
     said = _SPACED.reason
@@ -494,12 +516,12 @@ def _check(
     fuzzy: bool,
     name: str,
     order_reason: str,
-    dollar: str | None = None,
+    money: Money = _MONEY,
 ) -> Check:
     if kind == "amount":
-        return _amount(value, quote, name, dollar)
+        return _amount(value, quote, name, money)
     if kind == "currency":
-        return _currency(value, quote, dollar)
+        return _currency(value, quote, money)
     if kind == "date":
         return _date_check(value, quote, date_order, order_reason)
     if kind in ("string", "text"):

@@ -42,6 +42,7 @@ from evidex.extractors.verify.compare import as_day, check_value, quoted_values,
 from evidex.extractors.verify.confidence import ocr_confidence
 from evidex.extractors.verify.crossfield import check_rules
 from evidex.extractors.verify.locales import Order, local_currency, settle_order, weekday_clash
+from evidex.extractors.verify.readings import Money, prints_whole
 from evidex.schemas import Box, FieldResult, SchemaDef, Status, iter_leaves
 from evidex.schemas.field import FieldExtraction
 from evidex.schemas.plain import plain_data, plain_value
@@ -100,7 +101,7 @@ def verify_field(
     date_order: Order | None = None,
     near: int | None = None,
     name: str = "",
-    dollar: str | None = None,
+    money: Money | None = None,
 ) -> FieldResult:
     value = _json(fe.value)
     base = {
@@ -181,7 +182,7 @@ def verify_field(
             name,
             order.reason,
             ocr=ocr is not None,
-            dollar=dollar,
+            money=money or Money(),
         )
         computed = check.computed
         if not check.ok:
@@ -211,9 +212,10 @@ def verify(
 ) -> Verification:
     doc = doc or DocText(lines)
     order = settle_order(doc.raw)
-    # the currency a "$" stands for where the document places itself (AUD in Sydney)
+    # the currency a "$" stands for where the document places itself (AUD in Sydney), and
+    # whether it prints every amount whole ("32.200" is 32200)
     local = local_currency("$", doc.raw) if any("$" in t for t in doc.raw) else None
-    dollar = local[0] if local else None
+    money = Money(local[0] if local else None, prints_whole(doc.raw))
     leaves = list(iter_leaves(output, schema.leaves))
     fields: dict[str, FieldResult] = {}
     for leaf in leaves:
@@ -224,7 +226,7 @@ def verify(
             lines,
             date_order=order,
             name=_name(leaf.path),
-            dollar=dollar,
+            money=money,
         )
     # A quote found in several places, none of them cited: the place nearest the sibling fields
     # of the same object (an invoice line's other cells, a party's other details) is the one.
@@ -240,7 +242,7 @@ def verify(
                     date_order=order,
                     near=near,
                     name=_name(leaf.path),
-                    dollar=dollar,
+                    money=money,
                 )
     for leaf in leaves:
         result = fields[leaf.path]

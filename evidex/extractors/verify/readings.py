@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any, Literal, overload
@@ -106,6 +107,38 @@ def _side_by_side(pieces: list[str]) -> bool:
     )
     whole = all(re.fullmatch(r"[-+]?\d(?:[\d.,]*\d)?", piece) for piece in pieces)
     return whole and not grouped and len(pieces[0].lstrip("+-")) > 1
+
+
+@dataclass(frozen=True, slots=True)
+class Money:
+    """How the document writes money, from all its lines: the currency its ``$`` stands for
+    (None: USD, :func:`.locales.local_currency`), and whether it prints every amount whole (no
+    figure with cents anywhere, two or more in groups of thousands: a slip in rupiah or won,
+    where "32.200" is thirty-two thousand two hundred, never 32.2)."""
+
+    dollar: str | None = None
+    whole: bool = False
+
+
+_CENTS = re.compile(r"\d[.,]\d{2}(?![\d.,]?\d)")
+_GROUPED = re.compile(r"(?<![\d.,])\d{1,3}(?:[.,]\d{3})+(?![\d.,]?\d)")
+
+
+def prints_whole(texts: Sequence[str]) -> bool:
+    """Whether ``texts`` print no figure with cents and two or more in groups of thousands,
+    and name no currency whose minor unit is three digits (``KWD 3.250`` is three dinars and a
+    quarter: Babel's currency precision)."""
+    from babel.numbers import get_currency_precision
+
+    grouped = 0
+    for text in texts:
+        if _CENTS.search(text):
+            return False
+        grouped += len(_GROUPED.findall(text))
+    if grouped < 2:
+        return False
+    named = {code for text in texts for code in currencies_in(text)}
+    return not any(get_currency_precision(code) == 3 for code in named)
 
 
 def currencies_in(text: str, dollar: str | None = None) -> set[str]:
