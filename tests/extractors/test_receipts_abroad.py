@@ -162,8 +162,12 @@ def test_a_line_after_an_address_ending_in_its_zip_code_leaves_the_address_to_re
             "HARBOR COFFEE\n1 Ferry Building\nSan Francisco, CA\nCHK 8841\n",
             "1 Ferry Building San Francisco, CA",
         ),
+        (
+            "BAKMI JAYA\nJl. Letjen S. Parman Kav 21, Jakarta Barat\nNo: 0023451  Meja: 12\n",
+            "Jl. Letjen S. Parman Kav 21, Jakarta Barat",
+        ),
     ],
-    ids=["order-and-register", "store-number", "check-number"],
+    ids=["order-and-register", "store-number", "check-number", "bill-and-table"],
 )
 def test_a_tills_own_numbers_are_no_part_of_the_address(top: str, address: str) -> None:
     field = _run(top + "(415) 555-0123\nLatte 6.25\nTotal $6.25\n").fields["address"]

@@ -102,10 +102,13 @@ _TITLE = re.compile(
 # the check, the server ("Store 8842", "CHK 8841", "Order #4471  Register 2", "POS 03 Lane 2")
 _TILL_WORD = (
     r"(?:store|str|reg(?:ister)?|chk|check|trans(?:action)?|trx|term(?:inal)?|till|pos|lane|"
-    r"cashier|server|table|order|station|ws)\s*(?:no\.?|#|:)?\s*\d+"
+    r"cashier|server|table|meja|kasir|order|station|ws)\s*(?:no\.?|#|:)?\s*\d+"
 )
 _TILL_WORDS = rf"(?:{_TILL_WORD}|(?:st|op|te|tr|tc|tx)\s*#\s*\d+)"  # "ST# 05483 OP# 009044"
-_TILL = re.compile(rf"(?i)^\W*{_TILL_WORDS}(?:\W+{_TILL_WORDS})*\W*$")
+# a bare "No" and its number counts beside a till's word ("No: 0023451  Meja: 12"), never
+# alone: "NO 12" may begin an address
+_TILL_PAIR = rf"(?:{_TILL_WORDS}|n[or]\.?\s*[:#]?\s*\d+)"
+_TILL = re.compile(rf"(?i)^\W*(?=.*{_TILL_WORDS}){_TILL_PAIR}(?:\W+{_TILL_PAIR})*\W*$")
 # a line that names a member of the staff ("MANAGER JOHN SMITH", "Cashier Rina")
 _STAFF = re.compile(r"(?i)^\W*(?:(?:store\s+|general\s+)?manager|mgr|cashier|server|operator)\s")
 # an item's or a total's line: words, then an amount with cents or in groups of thousands at
