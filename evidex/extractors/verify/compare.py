@@ -239,6 +239,9 @@ def _amount(value: Any, quote: str, name: str = "", money: Money = _MONEY) -> Ch
     return OK
 
 
+_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}[.,]\d{3}(?![\d.,]?\d)")  # "22.900", "5,600"
+
+
 def _read_whole(candidates: list[float], quote: str) -> str:
     """Why ``candidates`` misread the quote on a document that prints every amount whole: the
     value is the decimal reading of a figure in groups of thousands ("32.200" read as 32.2),
@@ -252,9 +255,6 @@ def _read_whole(candidates: list[float], quote: str) -> str:
                 f"{whole}, not {_fmt(decimal)}"
             )
     return ""
-
-
-_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}[.,]\d{3}(?![\d.,]?\d)")
 
 
 def _currency(value: Any, quote: str, money: Money = _MONEY) -> Check:
