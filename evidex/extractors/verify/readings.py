@@ -26,13 +26,17 @@ __all__ = [
     "ISO",
     "NUMBER",
     "PERCENT",
+    "YEAR_FIRST_TEXT",
+    "Money",
     "currencies_in",
     "date_order",
     "dates_in",
     "iso_codes",
     "numbers_in",
     "open_dates",
+    "prints_whole",
     "readings",
+    "year_first",
 ]
 
 NUMBER = re.compile(r"(?<![\w.,])[-+]?\d[\d.,'\u2019 \u00a0\u202f]*\d(?![\d])|(?<![\w.,])[-+]?\d")
@@ -169,11 +173,22 @@ _WRITTEN = [
 _DAY_BEFORE = re.compile(r"(?<!\d)\d{1,2}(?:st|nd|rd|th)?\.?[\s/-]*$")
 _ISO_DATE = re.compile(r"\b(\d{4})([-/])(\d{1,2})\2(\d{1,2})\b")  # "2018-02-22", "2018/02/22"
 # year first with dots ("2025.07.03", as Korean and Hungarian tills print it) and as Japanese,
-# Chinese and Korean write it ("2025年7月3日", "2025년 7월 3일")
-_YEAR_FIRST = re.compile(
-    r"(?<![\d.])(\d{4})\.(\d{2})\.(\d{2})(?!\.?\d)"
-    r"|(?<!\d)(\d{4})\s?[年년]\s?(\d{1,2})\s?[月월]\s?(\d{1,2})\s?[日일]"
+# Chinese and Korean write it ("2025年7月3日", "2025년 7월 3일"); the rules' date grammar reads
+# the same forms (``rules/dates.py``)
+YEAR_FIRST_TEXT = (
+    r"(?<![\d.])(?P<yd_y>\d{4})\.(?P<yd_m>\d{2})\.(?P<yd_d>\d{2})(?!\.?\d)"
+    r"|(?<!\d)(?P<yc_y>\d{4})\s?[年년]\s?(?P<yc_m>\d{1,2})\s?[月월]\s?(?P<yc_d>\d{1,2})\s?[日일]"
 )
+_YEAR_FIRST = re.compile(YEAR_FIRST_TEXT)
+
+
+def year_first(m: re.Match[str]) -> tuple[int, int, int]:
+    """(year, month, day) of a match of :data:`YEAR_FIRST_TEXT`."""
+    if m["yd_y"]:
+        return int(m["yd_y"]), int(m["yd_m"]), int(m["yd_d"])
+    return int(m["yc_y"]), int(m["yc_m"]), int(m["yc_d"])
+
+
 # ISO's basic form, as a till prints it beside the time ("20180428/191204"): this century only
 _ISO_BASIC = re.compile(r"(?<![\d.,])(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?![\d.,])")
 # a label or a time OCR ran into it aside ("Date14/03/2018", "14/03/2018Time"), never a piece
@@ -261,8 +276,7 @@ def open_dates(
     for m in _ISO_BASIC.finditer(text):
         found.add(_date(int(m[1]), int(m[2]), int(m[3])))
     for m in _YEAR_FIRST.finditer(text):
-        y, mo, d = (m[1], m[2], m[3]) if m[1] else (m[4], m[5], m[6])
-        found.add(_date(int(y), int(mo), int(d)))
+        found.add(_date(*year_first(m)))
     for m in _short_year().finditer(text):
         found.add(_date(2000 + int(m[3]), EN_MONTHS[m[2].lower()[:3]], int(m[1])))
     for m in _month_between().finditer(text):

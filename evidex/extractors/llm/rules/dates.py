@@ -18,6 +18,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from evidex.extractors.verify.readings import YEAR_FIRST_TEXT, year_first
 from evidex.extractors.verify.spacing import SPACED_DATE, SPLIT_DAY
 
 from .match import Match
@@ -52,8 +53,7 @@ _YEAR_SEP = r"(?:\s*,\s*|\s+)"  # "May 5, 2010", "May 5 , 2010" (a PDF's spacing
 # The date grammar, also embedded in the contract sentences (``clauses.py``).
 DATE_TEXT = (
     r"(?<!\d)(?P<ymd>(?P<y1>\d{4})(?P<s1>[-/])(?P<m1>\d{1,2})(?P=s1)(?P<d1>\d{1,2}))"
-    r"|(?<![\d.])(?P<ydot>(?P<y10>\d{4})\.(?P<m10>\d{2})\.(?P<d10>\d{2}))(?!\.?\d)"
-    r"|(?<!\d)(?P<cjk>(?P<y9>\d{4})\s?[年년]\s?(?P<m9>\d{1,2})\s?[月월]\s?(?P<d9>\d{1,2})\s?[日일])"
+    rf"|(?P<yf>{YEAR_FIRST_TEXT})"
     r"|(?<!\d)(?<!\d\.)(?P<dot>(?P<d2>\d{1,2})\.(?P<m2>\d{1,2})\.(?P<y2>\d{4}|\d{2}))(?!\.\d)"
     # "02/12/2017", "16-03-18": one separator throughout ("11/3-21" is an item's code), and
     # no more digits before it ("2018/02/22" is read whole, above)
@@ -90,10 +90,8 @@ def _parts(m: re.Match[str]) -> tuple[int, int, int, str] | None:
         return int(m["y1"]), int(m["m1"]), int(m["d1"]), ""
     if m["dot"]:
         return _year(m["y2"]), int(m["m2"]), int(m["d2"]), ""
-    if m["ydot"]:
-        return int(m["y10"]), int(m["m10"]), int(m["d10"]), ""
-    if m["cjk"]:
-        return int(m["y9"]), int(m["m9"]), int(m["d9"]), ""
+    if m["yf"]:
+        return (*year_first(m), "")
     if m["sl"]:
         a, b = int(m["a3"]), int(m["b3"])
         if a > 12:

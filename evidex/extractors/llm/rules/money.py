@@ -19,6 +19,7 @@ from evidex.extractors.verify.currency import codes_of, tender_codes
 from .match import Match
 
 __all__ = [
+    "DOLLAR",
     "PERCENT",
     "PERCENT_PREFIX",
     "amount_at",
@@ -36,8 +37,9 @@ __all__ = [
 # the currency symbols read against a number: the four of old and those of one currency each
 # (codes_of), a dollar that names its country ("R$", "US$", "A$", "S$"), "Rp" with or without
 # its dot, and "đ" as Vietnamese tills print the dong
+DOLLAR = r"(?:R|US|A|C|S|HK|NZ|NT|MX)\$"  # a dollar that names its country
 _SYMBOL = (
-    r"(?<![A-Za-z])(?:R|US|A|C|S|HK|NZ|NT|MX)\$|(?<!\b[A-Z])(?<!\b[A-Z]{2})\$|"
+    rf"(?<![A-Za-z]){DOLLAR}|(?<!\b[A-Z])(?<!\b[A-Z]{{2}})\$|"
     r"[€£¥₩₫₹₱฿₺₦₽₴₪]|Rp\.?|đ"
 )
 _SYMBOLS = {"$": "USD", "¥": "JPY", "đ": "VND"}  # what codes_of does not settle alone

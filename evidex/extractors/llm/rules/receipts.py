@@ -79,7 +79,7 @@ from .issuer import Issuer, form_misread, name_end, name_start, nos, owner_named
 from .lines import Hit, Line, Lines, join_caveats
 from .match import Match, token_start, word_end
 from .meaning import Concept
-from .money import as_read, closed_up, parse_amount
+from .money import DOLLAR, as_read, closed_up, parse_amount
 from .ocr_text import marked_word, misread, tidied
 from .payment import Payment, accounted, amount_of, close, names_payment, payment, row_cells
 from .total_labels import (
@@ -105,7 +105,7 @@ OCR_SURE = 0.95
 _UNREAD = 0.5
 
 _AMOUNT = re.compile(
-    r"(?:(?:\b(?:R|US|A|C|S|HK|NZ|NT|MX))?\$\s?|[€£¥]\s?)?"  # "R$ 11,50": BRL, not "$ 11,50"
+    rf"(?:(?:\b{DOLLAR}|\$)\s?|[€£¥]\s?)?"  # "R$ 11,50": BRL, not "$ 11,50"
     r"(?<![\d.,/-])\d{1,3}(?:[,.\s]\d{3})*[.,]\d{2}(?![\d%]|[.,/-]\d)"
 )
 # an amount on a slip that prints no cents (a currency without them: "TOTAL RWF 6,300", "Total
