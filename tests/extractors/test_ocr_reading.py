@@ -339,6 +339,56 @@ def test_a_letter_spaced_heading_keeps_its_words_whole() -> None:
     assert [w.text for w in spaced_words(found, pixels)] == ["SIMPLIFIED", "TAX"]
 
 
+def _monospace(text: str, crossed: bool = False) -> list[Any]:
+    """``text`` in a thermal printer's fixed pitch of 11 pixels on 20-pixel type, its narrow
+    letters ("I", "T") one-pixel strokes in the middle of their cells, so the blank beside one
+    (6 pixels) is as wide as a word gap's least on this type; a space is an empty cell (13
+    pixels blank). ``crossed``: a pen's stroke runs down through each space (a circled line)."""
+    pixels = np.full((60, 20 + 11 * len(text)), 255, dtype=np.uint8)
+    quads = []
+    for cell, char in enumerate(text):
+        left = 10 + cell * 11
+        if char in "IT":
+            pixels[20:40, left + 5 : left + 6] = 0
+        elif char == ".":
+            pixels[37:40, left + 5 : left + 6] = 0
+        elif char == " " and crossed:
+            pixels[10:50, left + 3 : left + 8] = 0
+        elif char != " ":
+            pixels[20:40, left + 1 : left + 10] = 0
+        quads.append([[left, 18], [left + 11, 18], [left + 11, 42], [left, 42]])
+    box = [[10, 18], [10 + 11 * len(text), 18], [10 + 11 * len(text), 42], [10, 42]]
+    return [pixels, [[box, text, 0.95, quads, list(text), [0.9] * len(text)]]]
+
+
+def test_where_the_recogniser_read_spaces_a_narrow_letters_blank_is_no_space() -> None:
+    # "S TORE MGR TOM MIL AZZO" was read off a US slip: the blank beside a narrow letter is
+    # as wide as the least word gap, but not as the spaces the recogniser itself read there
+    pixels, found = _monospace("STORE MGR TOM MILAZZO")
+    assert [w.text for w in spaced_words(found, pixels)] == ["STORE", "MGR", "TOM", "MILAZZO"]
+
+
+def test_without_spaces_read_a_narrow_letters_blank_still_splits() -> None:
+    # the same type run together by the recogniser: nothing tells the word gap from the blank
+    # beside a narrow letter, so the measure alone decides, as before
+    pixels, found = _monospace("AMIABLE")
+    assert [w.text for w in spaced_words(found, pixels)] == ["AM", "I", "ABLE"]
+
+
+def test_a_stroke_through_the_spaces_read_leaves_the_segments_words_as_read() -> None:
+    # a pen's circle crosses the space the recogniser read: the image shows no blank there,
+    # so it cannot be trusted to find others ("Card Savi ngs")
+    pixels, found = _monospace("CARD SAVINGS", crossed=True)
+    assert [w.text for w in spaced_words(found, pixels)] == ["CARD", "SAVINGS"]
+
+
+def test_a_decimal_point_between_digits_stays_in_its_number() -> None:
+    # "$8 .99" and "$17 .99" were read off a small photo: the point's blank on either side is
+    # a word gap's width, but a point between two digits is the number's
+    pixels, found = _monospace("E8.99")
+    assert [w.text for w in spaced_words(found, pixels)] == ["E8.99"]
+
+
 # --- commas and full stops ----------------------------------------------------------------------
 
 
