@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from receipt_cells import read, receipt
 from receipt_cells import read_typed as _run
 
 from bench import receipt_texts
@@ -358,3 +359,48 @@ def test_a_malls_line_under_the_brand_is_not_the_merchant() -> None:
     text = "Bakmi GM\nMall Taman Anggrek\nJl. Letjen S. Parman Kav 21, Jakarta Barat\n"
     merchant = _fields(text + "Bakmi Ayam Rp 48.000\nGrand Total Rp 48.000\n")["merchant"]
     assert merchant[0] == "Bakmi GM"
+
+
+SAFEWAY = (
+    "THANK YOU FOR SHOPPING WITH US!\nGROCERY\nBC CHOC CUPCAKES 3.99 B\nRegPrice 4.19\n"
+    "Card Savings 1.20-\nMULTIGRAIN CHEERIO 1.50 B\n"
+)
+
+
+@pytest.mark.parametrize("brand", ["SAFEWAY TM", "SAFEWAY™", "SAFEWAY (R)"])
+def test_a_trade_marks_sign_after_the_brand_is_no_part_of_the_merchant(brand: str) -> None:
+    fields = _fields(f"{brand}\nSTORE MGR TOM MILAZZO 703-777-5833\n" + SAFEWAY)
+    assert fields["merchant"][0] == "SAFEWAY"
+    # the store manager's line is the staff's, not an address: the slip prints none
+    assert fields["address"] == (None, Status.NOT_FOUND)
+
+
+def test_a_trade_marks_sign_on_the_brands_row_is_no_part_of_the_merchant() -> None:
+    # OCR reads the small "TM" over the logo's end as a cell of the brand's row
+    doc = receipt(
+        [
+            ["SAFEWAY", "TM"],
+            ["STORE MGR TOM MILAZZO 703-777-5833"],
+            *[[t] for t in SAFEWAY.split("\n") if t],
+        ]
+    )
+    assert read(doc).fields["company"].value == "SAFEWAY"
+
+
+def test_what_a_loyalty_card_saved_is_no_card_payment() -> None:
+    # "Card Savings 1.20-" is a discount: no amount was charged to a card, no total is printed
+    result = _run("SAFEWAY\n" + SAFEWAY)
+    assert result.fields["total"].status is Status.NOT_FOUND, result.fields["total"]
+    assert result.fields["company"].value == "SAFEWAY"
+
+
+def test_a_house_number_opening_the_address_is_no_postcode() -> None:
+    text = (
+        "CHO\nEUN\nKOREAN RESTAURANT\n2621 ORANGETHORPE AVE,FULLERTON.\n(714) 879-3574\n"
+        "DATE 12/30/2016 FRI\nLA BEEF RIB T1 $17.99\nSUBTOTAL $17.99\nTAX1 $1.44\nTOTAL $19.43\n"
+    )
+    address = _run(text, schema_from_json(ADDRESSED)).fields["address"]
+    assert (address.value, address.status) == (
+        "2621 ORANGETHORPE AVE,FULLERTON.",
+        Status.VERIFIED,
+    ), address.reasons

@@ -109,8 +109,12 @@ _TILL_WORDS = rf"(?:{_TILL_WORD}|(?:st|op|te|tr|tc|tx)\s*#\s*\d+)"  # "ST# 05483
 # alone: "NO 12" may begin an address
 _TILL_PAIR = rf"(?:{_TILL_WORDS}|n[or]\.?\s*[:#]?\s*\d+)"
 _TILL = re.compile(rf"(?i)^\W*(?=.*{_TILL_WORDS}){_TILL_PAIR}(?:\W+{_TILL_PAIR})*\W*$")
-# a line that names a member of the staff ("MANAGER JOHN SMITH", "Cashier Rina")
-_STAFF = re.compile(r"(?i)^\W*(?:(?:store\s+|general\s+)?manager|mgr|cashier|server|operator)\s")
+# a line that names a member of the staff ("MANAGER JOHN SMITH", "STORE MGR TOM MILAZZO",
+# "Cashier Rina")
+_STAFF = re.compile(
+    r"(?i)^\W*(?:(?:store|general|asst\.?|assistant|shift)\s+)?"
+    r"(?:manager|mgr|director|cashier|server|operator)\s"
+)
 # an item's or a total's line: words, then an amount with cents or in groups of thousands at
 # the end, its currency before it, a tax code after it ("BANANAS LOOSE £0.87", "COKE 1.5L ₱
 # 75.00", "Total CHF 5.80", "1 KOPI 24,000", "Maslo 6,49 C"): never a line of the address
@@ -178,6 +182,14 @@ _STAMP = re.compile(rf"(?i)(?<=\w)\s+{STAMP_WORDS}\W*$")
 _STAMP_ALONE = re.compile(rf"(?i)^\W*{STAMP_WORDS}\W*$")  # "POSTED" over the name: no name
 # a branch's code after an id: "(KJ1)", read by OCR with spaces inside "(KJ1 )"
 _CODE = re.compile(r"\s*\(\s*[A-Z][A-Z\d]{0,3}\s*\)\s*$")
+# a trade mark's sign set after the name, as printed or as OCR reads it ("SAFEWAY TM")
+_TRADE_MARK = re.compile(r"(?<=\w)\s*(?:[™®]|\((?:TM|R)\)|\sTM)\W*$")
+_TRADE_MARK_ALONE = re.compile(r"^\s*(?:[™®]|\((?:TM|R)\)|TM)\s*$")
+
+
+def trade_mark(text: str) -> bool:
+    """Whether ``text`` is a trade mark's sign alone ("TM" over the end of a brand's logo)."""
+    return bool(_TRADE_MARK_ALONE.match(text))
 
 
 _NEAR_FORM = 6  # letters: the shortest company form a one-letter misreading is looked for in
@@ -229,9 +241,12 @@ def name_end(text: str) -> int:
     brackets ("GARDENIA BAKERIES (KL) SDN BHD (139386 X)") or after its company form ("KING'S
     CONFECTIONERY S/B 273500-U (KSB)", "… S/B. (CO.NO. 1208604-T)"); else at the text's end,
     its trailing spaces aside. A stamp's word set on the line ("YONG CEN ENTERPRISE POSTED")
-    is no part of the name either."""
+    is no part of the name either, nor a trade mark's sign after it ("SAFEWAY™", "SAFEWAY
+    TM")."""
     if stamp := _STAMP.search(text):
         text = text[: stamp.start()]
+    if mark := _TRADE_MARK.search(text):
+        text = text[: mark.start()]
     if trailing := _TRAILING_ID.search(text):
         return trailing.start()
     for form in _legal_form().finditer(text):
@@ -384,6 +399,12 @@ def _runs_on(text: str) -> bool:
 
 # a line that opens with a postcode ("41150 KLANG"): the end of an address, seldom its start
 _POSTCODE_FIRST = re.compile(r"^\W*\d{4,6}\s+[A-Za-z]")
+# a street's word after its name: the figure that opens such a line is a house number ("2621
+# ORANGETHORPE AVE, FULLERTON"), not a postcode
+_STREET_WORD = re.compile(
+    r"(?i)[^\W\d_]{2,}\s+(?:street|st|road|rd|avenue|ave|lane|ln|boulevard|blvd|highway|hwy|"
+    r"drive|dr|parkway|pkwy|place|pl|court|ct|way)\b\.?(?:\s*,|\s*$)"
+)
 _OPEN_END = re.compile(r"[,&/(-]\s*$")
 _NAMES = (
     "{} at the top of the receipt could each be the merchant's name, and nothing (a "
@@ -991,6 +1012,7 @@ def read_issuer(
         and why is _NAMES
         and rivals
         and _POSTCODE_FIRST.match(texts[start])
+        and not _STREET_WORD.search(texts[start])
     ):
         doubt = (
             f"the address starts with a postcode (line {rows[start].no}), so its street may be "
@@ -999,11 +1021,14 @@ def read_issuer(
     head = rows[first].first  # a cell of the name's row that is the slip's number: "#000002"
     while head < rows[last].last and _LEADING_NO.fullmatch(page[head].text):
         head += 1
+    tail = rows[last].last  # a cell of its row that is a trade mark's sign: "SAFEWAY" / "TM"
+    while tail > head and trade_mark(page[tail].text):
+        tail -= 1
     if start >= end:
-        return Issuer(head, rows[last].last, 0, -1, how, name_doubt, doubt)
+        return Issuer(head, tail, 0, -1, how, name_doubt, doubt)
     return Issuer(
         head,
-        rows[last].last,
+        tail,
         rows[start].first,
         rows[end - 1].last,
         how,

@@ -75,11 +75,14 @@ _CASH = re.compile(
 # what the slip says was paid, in so many words ("AMOUNT PAID", "AMT PAID INCL. GST"), not
 # a part of it ("AMT PAID EXCL. GST", as OCR reads it too: "Amt Paid xcl. GST")
 _PAID = re.compile(r"(?i)^\W*(?:amount|amt)\.?\s+paid\b(?!.*\b(?:e?x\w*|before|less)\b)")
-# a card, as English and the languages above name it ("EC-Karte", "CB", "Tarjeta", "Pinnen")
-_CARD = re.compile(
+# a card, as English and the languages above name it ("EC-Karte", "CB", "Tarjeta", "Pinnen"),
+# not what a loyalty card saved or earned ("Card Savings 1.80-", "Card Points 12")
+_CARD_WORD = (
     r"(?i)^\W*(?:visa|master\s*card|amex|credit\s*card|debit\s*card|card|e-?wallet|debit|"
     r"ec[\s-]?karte|girocard|karte|carte(?:\s+bancaire)?|cb|tarjeta|carta|pin(?:nen)?|kartu)\b"
 )
+_CARD = re.compile(rf"{_CARD_WORD}(?!\s*(?:sav\w*|discount|disc|points?|rewards?|member)\b)")
+_CARD_LINE = re.compile(_CARD_WORD)  # a card's line of either kind: a till's slip
 _ROUNDING = re.compile(r"(?i)^(?!.*\btotal\b).*\b(?:round(?:ing)?|rnd)\b")
 _STACKED = 0.1  # of the narrower line: cells of one row stand side by side, not over each other
 
@@ -158,7 +161,9 @@ def money(text: str, whole: bool = False) -> float | None:
 
 def names_payment(text: str) -> bool:
     """Whether ``text`` names cash handed over, change given back, a card or an amount paid."""
-    return bool(_CHANGE.search(text) or _PAID.match(text) or _CASH.match(text) or _CARD.match(text))
+    return bool(
+        _CHANGE.search(text) or _PAID.match(text) or _CASH.match(text) or _CARD_LINE.match(text)
+    )
 
 
 def signed(text: str) -> float | None:
