@@ -404,3 +404,13 @@ def test_a_house_number_opening_the_address_is_no_postcode() -> None:
         "2621 ORANGETHORPE AVE,FULLERTON.",
         Status.VERIFIED,
     ), address.reasons
+
+
+def test_an_at_sign_in_a_malls_name_is_no_email() -> None:
+    # "COLORS@1 UTAMA" (a kiosk in the 1 Utama mall) is no contact line: the company with its
+    # form and number under it is still the merchant
+    text = (
+        "NYONYA\nCOLORS@1 UTAMA\nLITTLE CRAVINGS SDN BHD (562007-D)\nHQ: 7, Jln SS21/34,47400 PJ\n"
+        "18-03-2018 11:23\nKUIH KETAYAP RM2.70\nTOTAL RM2.70\n"
+    )
+    assert _run(text).fields["company"].value == "LITTLE CRAVINGS SDN BHD"

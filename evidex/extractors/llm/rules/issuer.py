@@ -139,7 +139,7 @@ _POLICY = re.compile(
 _SLOGAN = re.compile(r"^\W*(?:[^\W\d_]{3,}(?:\s+[^\W\d_]+)+[.!]\s*){2,}$")
 _CONTACT = re.compile(
     r"(?i)\b(?:tel|telephone|phone|ph|fax|h/?p|hotline|mobile|whatsapp|email|e-mail|website|"
-    r"www|t[ée]l|t[ée]l[ée]phone|telefon|tel[ée]fono)\b|\w@\w|https?://|"
+    r"www|t[ée]l|t[ée]l[ée]phone|telefon|tel[ée]fono)\b|\w@[\w-]+\.[a-z]|https?://|"
     r"(?<!\d)0\d{1,2}[-\s]?\d{3,4}[\s-]?\d{3,4}(?!\d)|\+\d{1,3}[-\s]?\(?\d{1,3}\)?[-\s]?\d{3,4}|"
     r"\(\s?\d{3}\s?\)\s?\d{3}\s?[-\s]\s?\d{4}\b"  # "(415) 555-0123", "( 479 ) 273 - 4000"
 )
