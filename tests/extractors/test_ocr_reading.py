@@ -350,8 +350,10 @@ def _monospace(text: str, crossed: bool = False) -> list[Any]:
         left = 10 + cell * 11
         if char in "IT":
             pixels[20:40, left + 5 : left + 6] = 0
-        elif char == ".":
-            pixels[37:40, left + 5 : left + 6] = 0
+        elif char in ".:-":  # a point, a colon's two dots, a hyphen: a mark one pixel wide
+            rows = {".": [37], ":": [26, 37], "-": [30]}[char]
+            for row in rows:
+                pixels[row : row + 3, left + 5 : left + 6] = 0
         elif char == " " and crossed:
             pixels[10:50, left + 3 : left + 8] = 0
         elif char != " ":
@@ -387,6 +389,13 @@ def test_a_decimal_point_between_digits_stays_in_its_number() -> None:
     # a word gap's width, but a point between two digits is the number's
     pixels, found = _monospace("E8.99")
     assert [w.text for w in spaced_words(found, pixels)] == ["E8.99"]
+
+
+@pytest.mark.parametrize("text", ["11:23", "703-777-5833"])
+def test_a_colon_or_hyphen_between_digits_stays_in_its_number(text: str) -> None:
+    # "18-03-2018 11 :23", "703-777 -5833": the mark's blank on either side is a word gap's
+    pixels, found = _monospace(text)
+    assert [w.text for w in spaced_words(found, pixels)] == [text]
 
 
 # --- commas and full stops ----------------------------------------------------------------------

@@ -15,8 +15,10 @@ recogniser's word boxes — a box and a probability per character. What is put r
   :data:`NUMBER_PITCH` times the segment's median pitch apart, centre to centre: digits have one
   width in nearly every font, so a space there is a whole empty cell, while a narrow "1" or ":" only
   leaves a wide blank beside it ("81 100" for the postcode 81100, "8: 13: 39" for a time), and a
-  full stop or comma between two digits is the number's ("$8 .99" on a small photo: the point
-  leaves a word gap's blank on either side). Spaces the recogniser read are kept, and where it
+  mark that joins a number's parts (:data:`_IN_NUMBER`) between two digits is the number's
+  ("$8 .99" on a small photo, "703-777 -5833": a narrow mark leaves a word gap's blank on either
+  side; on receipts 000-049 the key values kept stay at 85.4%, the transcript's words found whole
+  65.4% to 65.3%). Spaces the recogniser read are kept, and where it
   read some in a segment they show the type's word space: a space is put back only where the
   blank is :data:`READ_SPACE` of theirs (median) or more. A slip's monospaced type leaves a blank
   beside a narrow letter as wide as the least word gap ("S TORE MGR TOM MIL AZZO", "F OR", on a
@@ -342,7 +344,7 @@ def _split(
         if current and len(columns) and not pointed:
             gap = _widest_blank(columns, centres[current[-1]], centres[i])
             inside = char.isdigit() and _in_number("".join(chars[k] for k in current[-2:]))
-            mark = char in ".," and chars[current[-1]].isdigit() and _digit_at(chars, i + 1)
+            mark = char in _IN_NUMBER and chars[current[-1]].isdigit() and _digit_at(chars, i + 1)
             step = centres[i] - centres[current[-1]]
             split = gap >= max(space, spacing) and not (inside and step < NUMBER_PITCH * pitch)
             split = split and not mark
