@@ -34,6 +34,7 @@ from evidex.extractors.verify.names import ORGANISATION, cut_short, runs_on
 from evidex.extractors.verify.normalize import normalize
 from evidex.extractors.verify.readings import (
     ISO,
+    MONEY_UNKNOWN,
     NUMBER,
     PERCENT,
     Money,
@@ -68,7 +69,6 @@ class Check:
 
 
 OK = Check(True)
-_MONEY = Money()  # nothing known of how the document writes money
 
 
 def _close(a: Decimal, b: float, tolerance: float) -> bool:
@@ -195,7 +195,7 @@ def _percentage(value: Any, quote: str) -> Check:
 _NEGATIVE = re.compile(r"[-\u2212\u2013(]\s*(?:[^\d\s]{1,3}\s*)?\d")
 
 
-def _amount(value: Any, quote: str, name: str = "", money: Money = _MONEY) -> Check:
+def _amount(value: Any, quote: str, name: str = "", money: Money = MONEY_UNKNOWN) -> Check:
     """The number outside any percentage, next to the field's own label when the quote holds
     several; the currency as stated (or derived from a symbol)."""
     if isinstance(value, dict):
@@ -257,7 +257,7 @@ def _read_whole(candidates: list[float], quote: str) -> str:
     return ""
 
 
-def _currency(value: Any, quote: str, money: Money = _MONEY) -> Check:
+def _currency(value: Any, quote: str, money: Money = MONEY_UNKNOWN) -> Check:
     code = str(value).upper()
     if code not in iso_codes():
         return Check(False, f"{value!r} is not an ISO 4217 currency code")
@@ -472,7 +472,7 @@ def check_value(
     name: str = "",
     order_reason: str = "",
     ocr: bool = False,
-    money: Money = _MONEY,
+    money: Money = MONEY_UNKNOWN,
 ) -> Check:
     """Compare a value (JSON form) with the text it was read from.
 
@@ -516,7 +516,7 @@ def _check(
     fuzzy: bool,
     name: str,
     order_reason: str,
-    money: Money = _MONEY,
+    money: Money = MONEY_UNKNOWN,
 ) -> Check:
     if kind == "amount":
         return _amount(value, quote, name, money)

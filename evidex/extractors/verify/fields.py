@@ -42,7 +42,7 @@ from evidex.extractors.verify.compare import as_day, check_value, quoted_values,
 from evidex.extractors.verify.confidence import ocr_confidence
 from evidex.extractors.verify.crossfield import check_rules
 from evidex.extractors.verify.locales import Order, local_currency, settle_order, weekday_clash
-from evidex.extractors.verify.readings import Money, prints_whole
+from evidex.extractors.verify.readings import MONEY_UNKNOWN, Money, prints_whole
 from evidex.schemas import Box, FieldResult, SchemaDef, Status, iter_leaves
 from evidex.schemas.field import FieldExtraction
 from evidex.schemas.plain import plain_data, plain_value
@@ -101,7 +101,7 @@ def verify_field(
     date_order: Order | None = None,
     near: int | None = None,
     name: str = "",
-    money: Money | None = None,
+    money: Money = MONEY_UNKNOWN,
 ) -> FieldResult:
     value = _json(fe.value)
     base = {
@@ -182,7 +182,7 @@ def verify_field(
             name,
             order.reason,
             ocr=ocr is not None,
-            money=money or Money(),
+            money=money,
         )
         computed = check.computed
         if not check.ok:

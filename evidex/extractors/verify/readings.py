@@ -24,6 +24,7 @@ from evidex.extractors.verify.currency import codes_of, currency_codes, currency
 __all__ = [
     "EN_MONTHS",
     "ISO",
+    "MONEY_UNKNOWN",
     "NUMBER",
     "PERCENT",
     "YEAR_FIRST_TEXT",
@@ -122,6 +123,9 @@ class Money:
 
     dollar: str | None = None
     whole: bool = False
+
+
+MONEY_UNKNOWN = Money()  # nothing known of how the document writes money
 
 
 _CENTS = re.compile(r"\d[.,]\d{2}(?![\d.,]?\d)")

@@ -183,13 +183,9 @@ _STAMP_ALONE = re.compile(rf"(?i)^\W*{STAMP_WORDS}\W*$")  # "POSTED" over the na
 # a branch's code after an id: "(KJ1)", read by OCR with spaces inside "(KJ1 )"
 _CODE = re.compile(r"\s*\(\s*[A-Z][A-Z\d]{0,3}\s*\)\s*$")
 # a trade mark's sign set after the name, as printed or as OCR reads it ("SAFEWAY TM")
-_TRADE_MARK = re.compile(r"(?<=\w)\s*(?:[™®]|\((?:TM|R)\)|\sTM)\W*$")
-_TRADE_MARK_ALONE = re.compile(r"^\s*(?:[™®]|\((?:TM|R)\)|TM)\s*$")
-
-
-def trade_mark(text: str) -> bool:
-    """Whether ``text`` is a trade mark's sign alone ("TM" over the end of a brand's logo)."""
-    return bool(_TRADE_MARK_ALONE.match(text))
+_TM_SIGN = r"[™®]|\((?:TM|R)\)"
+_TRADE_MARK = re.compile(rf"(?<=\w)\s*(?:{_TM_SIGN}|\sTM)\W*$")
+_TRADE_MARK_ALONE = re.compile(rf"^\s*(?:{_TM_SIGN}|TM)\s*$")  # "TM" over the logo's end
 
 
 _NEAR_FORM = 6  # letters: the shortest company form a one-letter misreading is looked for in
@@ -327,10 +323,12 @@ _STREET_FIRST = re.compile(
 )
 # in English the street's word ends the line; in German and Dutch the street's name ends in
 # it and the house number follows ("Friedrichstraße 123", "Hauptstr. 5", "Dorpsstraat 12")
+_EN_STREET = (
+    r"street|st|road|rd|avenue|ave|lane|ln|boulevard|blvd|highway|hwy|drive|dr|parkway|pkwy"
+)
 _STREET_LAST = re.compile(
-    r"(?i)\s(?:street|st|road|rd|avenue|ave|lane|ln|boulevard|blvd|highway|hwy|drive|dr|"
-    r"parkway|pkwy)\.?,?\s*$|(?:stra(?:ß|ss)e|str\.|weg|allee|platz|gasse|straat|laan|plein|"
-    r"gracht)\s*\d+\s*[a-z]?\W*$"
+    rf"(?i)\s(?:{_EN_STREET})\.?,?\s*$|"
+    r"(?:stra(?:ß|ss)e|str\.|weg|allee|platz|gasse|straat|laan|plein|gracht)\s*\d+\s*[a-z]?\W*$"
 )
 
 
@@ -402,8 +400,7 @@ _POSTCODE_FIRST = re.compile(r"^\W*\d{4,6}\s+[A-Za-z]")
 # a street's word after its name: the figure that opens such a line is a house number ("2621
 # ORANGETHORPE AVE, FULLERTON"), not a postcode
 _STREET_WORD = re.compile(
-    r"(?i)[^\W\d_]{2,}\s+(?:street|st|road|rd|avenue|ave|lane|ln|boulevard|blvd|highway|hwy|"
-    r"drive|dr|parkway|pkwy|place|pl|court|ct|way)\b\.?(?:\s*,|\s*$)"
+    rf"(?i)[^\W\d_]{{2,}}\s+(?:{_EN_STREET}|place|pl|court|ct|way)\b\.?(?:\s*,|\s*$)"
 )
 _OPEN_END = re.compile(r"[,&/(-]\s*$")
 _NAMES = (
@@ -1022,7 +1019,7 @@ def read_issuer(
     while head < rows[last].last and _LEADING_NO.fullmatch(page[head].text):
         head += 1
     tail = rows[last].last  # a cell of its row that is a trade mark's sign: "SAFEWAY" / "TM"
-    while tail > head and trade_mark(page[tail].text):
+    while tail > head and _TRADE_MARK_ALONE.match(page[tail].text):
         tail -= 1
     if start >= end:
         return Issuer(head, tail, 0, -1, how, name_doubt, doubt)

@@ -17,18 +17,17 @@ recogniser's word boxes — a box and a probability per character. What is put r
   leaves a wide blank beside it ("81 100" for the postcode 81100, "8: 13: 39" for a time), and a
   mark that joins a number's parts (:data:`_IN_NUMBER`) between two digits is the number's
   ("$8 .99" on a small photo, "703-777 -5833": a narrow mark leaves a word gap's blank on either
-  side; on receipts 000-049 the key values kept stay at 85.4%, the transcript's words found whole
-  65.4% to 65.3%). Spaces the recogniser read are kept, and where it
-  read some in a segment they show the type's word space: a space is put back only where the
-  blank is :data:`READ_SPACE` of theirs (median) or more. A slip's monospaced type leaves a blank
-  beside a narrow letter as wide as the least word gap ("S TORE MGR TOM MIL AZZO", "F OR", on a
-  US slip photographed), while its word spaces are a whole empty cell. Where the image shows no
-  blank at the spaces the recogniser read (a pen's circle or the line above crosses them: "Card
-  Savi ngs"), it cannot be trusted to find others, and none is put back in that segment. On
-  receipts 000-049 (``bench.receipts --range 0-49``) the key values kept are the same (85.4%)
-  and one more company is kept; the transcript's words found whole went from 65.6% to 65.4%
-  (its annotators set a space before a full stop or a colon: "Pay By : CASH" where the
-  recogniser read "Pay By: CASH"). The words then keep their own boxes, their characters' mean
+  side). Spaces the recogniser read are kept, and where it read some in a segment they show the
+  type's word space: a space is put back only where the blank is :data:`READ_SPACE` of theirs
+  (median) or more. A slip's monospaced type leaves a blank beside a narrow letter as wide as the
+  least word gap ("S TORE MGR TOM MIL AZZO", "F OR", on a US slip photographed), while its word
+  spaces are a whole empty cell. Where the image shows no blank at the spaces the recogniser read
+  (a pen's circle or the line above crosses them: "Card Savi ngs"), it cannot be trusted to find
+  others, and none is put back in that segment. With these two rules, on receipts 000-049
+  (``bench.receipts --range 0-49``) the key values kept stay at 85.4% and one more company is
+  kept; the transcript's words found whole went from 65.6% to 65.3% (its annotators set a space
+  before a full stop or a colon: "Pay By : CASH" where the recogniser read "Pay By: CASH"). The
+  words then keep their own boxes, their characters' mean
   probability and their least sure character's (one misread digit in a date is one unsure
   character among ten: the mean hides it; see :data:`.calibrate.WORD_CURVES`).
 * **Slant.** A line on a curled or tilted slip comes slanted, and its box (:mod:`.rapid`'s band:
@@ -310,7 +309,7 @@ def _split(
         and not (chars[i - 1] + chars[i + 1]).isspace()
         and 0 <= centres[i - 1] < centres[i + 1] < len(columns)  # not beyond the photo's edge
     ]
-    if read and len(columns):  # the type's own word space, where the recogniser read one
+    if read:  # the type's own word space, where the recogniser read one
         seen = float(np.median(read))
         spacing = max(spacing, READ_SPACE * seen) if seen >= space else np.inf
     steps = [centres[j] - centres[i] for i, j in pairs]
@@ -346,8 +345,11 @@ def _split(
             inside = char.isdigit() and _in_number("".join(chars[k] for k in current[-2:]))
             mark = char in _IN_NUMBER and chars[current[-1]].isdigit() and _digit_at(chars, i + 1)
             step = centres[i] - centres[current[-1]]
-            split = gap >= max(space, spacing) and not (inside and step < NUMBER_PITCH * pitch)
-            split = split and not mark
+            split = (
+                gap >= max(space, spacing)
+                and not mark
+                and not (inside and step < NUMBER_PITCH * pitch)
+            )
             if split and not point(current[-1], i):
                 close()
         pointed = False
