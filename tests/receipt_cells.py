@@ -67,9 +67,9 @@ def receipt(
     )
 
 
-def read(document: ParsedDocument) -> Result:
-    """What the rules backend answers for the plain receipt schema, verified."""
-    return extract_parsed(document, PLAIN, llm=RulesBackend())
+def read(document: ParsedDocument, schema: SchemaDef = PLAIN) -> Result:
+    """What the rules backend answers for ``schema`` (the plain receipt schema), verified."""
+    return extract_parsed(document, schema, llm=RulesBackend())
 
 
 def read_text(text: str) -> Result:
@@ -78,11 +78,8 @@ def read_text(text: str) -> Result:
 
 
 def read_typed(text: str, schema: SchemaDef = TYPED) -> Result:
-    """What the rules backend answers for ``schema`` (:data:`TYPED`) on ``text`` as a text
-    layer holds it, verified."""
-    return extract_parsed(
-        TextParser().parse(text.encode(), "receipt.txt"), schema, llm=RulesBackend()
-    )
+    """The same for ``schema`` (:data:`TYPED`), on ``text`` as a text layer holds it."""
+    return read(TextParser().parse(text.encode(), "slip.txt"), schema)
 
 
 def review(field: FieldResult, *words: str) -> None:
