@@ -38,6 +38,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 import redis
 
@@ -92,6 +93,8 @@ for i = 1, #items do
 end
 return 0
 """
+
+T = TypeVar("T")
 
 _DOWN = (redis.ConnectionError, redis.TimeoutError, redis.ReadOnlyError, StoreUnavailable)
 
@@ -212,8 +215,13 @@ class Leases:
                     log.warning("job %s: the lease could not be released; it expires", job_id)
 
     def _running(self, job_id: str, running: bool) -> None:
-        """Add the job to this worker's ``ran`` set, or take it out (best effort: without it a
-        job lost twice is blamed as if it had been alone, as before the set existed)."""
+        """Add the job to this worker's ``ran`` set, or take it out once the run has left.
+
+        Best effort when adding: without it a job lost twice is blamed as if it had been alone,
+        and a death here is not counted. Taking it out waits for Redis (up to the lease time, as
+        :meth:`confirm`): a run that hands its job back because a store was down leaves while
+        Redis is away, and a job still in a live worker's set would count as lost with it when
+        its next delivery comes from the sweeper (see :meth:`was_running`)."""
         key = self.ran_key(self.owner)
         try:
             if running:
@@ -222,9 +230,15 @@ class Leases:
                     pipe.expire(key, RAN_KEEP_S)
                     pipe.execute()
             else:
-                self.client.srem(key, job_id)
+                self._when_up(lambda: self.client.srem(key, job_id), self.ttl_s)
         except _DOWN:
             log.warning("job %s: this worker's list of running jobs was not updated", job_id)
+
+    def was_running(self, owner: str, job_id: str) -> bool:
+        """Whether ``owner`` never left its run of ``job_id``: the job is still in its ``ran``
+        set, so that worker died or stalled mid-run. A worker that handed the job back (a store
+        was down, its retry message lost with a broker restart or a killed worker) took it out."""
+        return bool(self.client.sismember(self.ran_key(owner), job_id))
 
     def ran_together(self, owners: list[str]) -> set[str]:
         """The jobs that were running on every one of ``owners`` (workers that died or stalled)
@@ -238,19 +252,24 @@ class Leases:
         """Renew the lease right before a step that must happen once; :class:`LeaseLost` when
         another worker holds it. While Redis does not answer, wait (up to ``wait_s``, default
         the lease time: a restart is bridged) before giving up with :class:`StoreUnavailable`."""
-        deadline = time.monotonic() + (self.ttl_s if wait_s is None else wait_s)
-        while True:
-            try:
-                ours = self.acquire(job_id)
-                break
-            except _DOWN as exc:
-                if time.monotonic() >= deadline:
-                    raise StoreUnavailable(f"Redis is unavailable: {exc}") from exc
-                time.sleep(0.25)
+        ours = self._when_up(lambda: self.acquire(job_id), self.ttl_s if wait_s is None else wait_s)
         if not ours:
             with self._lock:
                 self._lost.add(job_id)
             raise LeaseLost(job_id)
+
+    @staticmethod
+    def _when_up(step: Callable[[], T], wait_s: float) -> T:
+        """``step()``, tried again every 0.25 s while Redis does not answer, for up to ``wait_s``;
+        then :class:`StoreUnavailable`."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                return step()
+            except _DOWN as exc:
+                if time.monotonic() >= deadline:
+                    raise StoreUnavailable(f"Redis is unavailable: {exc}") from exc
+                time.sleep(0.25)
 
     def renew_held(self) -> list[str]:
         """Renew every lease this process holds (the heartbeat); the jobs whose lease another

@@ -176,9 +176,11 @@ def _start(job_id: str, deps: Deps, handed_back: bool = False) -> Job | None:
         return deps.jobs.transition(
             job_id, _QUEUED, JobStatus.RUNNING, attempts=job.attempts + 1, ran_on=owner
         )
-    # Running, and delivered again: the worker that ran it died or stalled before acknowledging.
-    died_on = [] if handed_back or job.ran_on is None else [job.ran_on]
-    lost, lost_on = job.lost_runs + (0 if handed_back else 1), job.lost_on + died_on
+    # Running, and delivered again: the worker that ran it died or stalled before acknowledging,
+    # or it handed the job back (a store was down) and the retry's message was lost.
+    stopped = not handed_back and _stopped_mid_run(job, deps)
+    died_on = [job.ran_on] if stopped and job.ran_on is not None else []
+    lost, lost_on = job.lost_runs + int(stopped), job.lost_on + died_on
     blamed = lost >= POISON_AFTER and not _shared_blame(job, lost_on, deps)
     if blamed or job.attempts > deps.settings.task_max_retries:
         what = (
@@ -192,7 +194,10 @@ def _start(job_id: str, deps: Deps, handed_back: bool = False) -> Job | None:
         )
         _end_failed(job, poisoned, deps, lost_runs=lost, lost_on=lost_on)
         return None
-    log.warning("job %s was running on a worker that died or stalled; running it again", job_id)
+    if stopped:
+        log.warning("job %s was running on a worker that died or stalled; running it again", job_id)
+    else:
+        log.warning("job %s was handed back by its worker; running it again", job_id)
     return deps.jobs.transition(
         job_id,
         _RUNNING,
@@ -202,6 +207,19 @@ def _start(job_id: str, deps: Deps, handed_back: bool = False) -> Job | None:
         lost_on=lost_on,
         ran_on=owner,
     )
+
+
+def _stopped_mid_run(job: Job, deps: Deps) -> bool:
+    """Whether the worker that ran ``job`` last stopped mid-run (died or stalled), rather than
+    handing the job back alive: only such a run counts towards :data:`POISON_AFTER`. Its list
+    of running jobs says so (:meth:`~evidex.workers.leases.Leases.was_running`); without leases,
+    a record of that worker or Redis to ask, it is assumed to have died."""
+    if deps.leases is None or job.ran_on is None:
+        return True
+    try:
+        return deps.leases.was_running(job.ran_on, job.id)
+    except STORE_DOWN:
+        return True
 
 
 def _shared_blame(job: Job, lost_on: list[str], deps: Deps) -> bool:

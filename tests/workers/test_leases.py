@@ -20,6 +20,7 @@ from evidex.workers.jobs import Job, JobStatus, new_job_id
 from evidex.workers.jobstore_redis import RedisJobStore
 from evidex.workers.leases import LeaseLost, Leases, check_lease_settings
 from evidex.workers.runner import result_key
+from evidex.workers.stores import StoreUnavailable
 from evidex.workers.sweeper import Upkeep, queued_ids, sweep
 from evidex.workers.tasks import run_leased
 
@@ -273,6 +274,71 @@ def test_a_death_shared_with_another_job_singles_neither_out_but_one_alone_does(
     assert "died or stalled 2 times" in quarantined.error.message
     assert quarantined.lost_on == ["worker-x", "worker-z"]
     assert w.llm.calls == 2
+
+
+class _DownAtTheEnd(RedisJobStore):
+    """The job store of a run during a Redis restart: the final state change does not answer."""
+
+    def transition(self, job_id, expected, new, detail="", **changes):  # type: ignore[no-untyped-def]
+        if new is JobStatus.SUCCEEDED:
+            raise StoreUnavailable("Redis is unavailable: Connection refused")
+        return super().transition(job_id, expected, new, detail, **changes)
+
+
+def test_a_job_handed_back_alive_is_not_counted_lost_when_the_sweeper_sends_it_again(
+    redis_client: redis.Redis, prefix: str
+) -> None:
+    """Worker A stores the result, then Redis does not answer the final state change: A hands
+    the job back (its task retries later, ``handed_back``), but that retry's message is lost (a
+    broker restart drops the countdowns a worker holds; a killed worker takes them along). The
+    sweeper's delivery to B finds the job running: A did not die with it, so no lost run is
+    counted (two such would have quarantined a healthy job as ``job_poisoned``)."""
+    w, job, a, b = one_job(redis_client, prefix)
+    down = _DownAtTheEnd(redis_client, prefix=prefix, due_after_s=30.0)
+    with pytest.raises(StoreUnavailable):
+        run_leased(job.id, dataclasses.replace(w.deps, jobs=down), a)
+    assert a.was_running("worker-a", job.id) is False  # A left the run
+    assert a.owner_of(job.id) is None
+
+    run_leased(job.id, w.deps, b)  # the sweeper's delivery, not marked as handed back
+    done = w.job(job.id)
+    assert done.status is JobStatus.SUCCEEDED
+    assert (done.attempts, done.lost_runs, done.lost_on, done.ran_on) == (2, 0, [], "worker-b")
+    assert w.llm.calls == 1  # the result A stored is used, not paid for again
+
+
+def test_a_job_whose_worker_died_mid_run_is_counted_lost(
+    redis_client: redis.Redis, prefix: str
+) -> None:
+    w, job, a, b = one_job(redis_client, prefix)
+    with a.hold(job.id):  # A takes the job and is killed in the run: its list keeps the job
+        w.jobs.transition(job.id, QUEUED, JobStatus.RUNNING, attempts=1, ran_on="worker-a")
+        redis_client.delete(a.lease_key(job.id))  # its lease expires, nobody releases it
+        assert a.was_running("worker-a", job.id) is True
+        run_leased(job.id, w.deps, b)
+    done = w.job(job.id)
+    assert (done.status, done.lost_runs, done.lost_on) == (JobStatus.SUCCEEDED, 1, ["worker-a"])
+
+
+def test_a_run_that_leaves_while_redis_is_away_takes_its_job_off_the_list_once_it_answers(
+    redis_url: str, prefix: str
+) -> None:
+    client = redis.Redis.from_url(redis_url)
+    srem, refused = client.srem, []
+
+    def flaky_srem(*args: object) -> object:
+        if len(refused) < 2:  # Redis restarting: the first two tries are refused
+            refused.append(args)
+            raise redis.ConnectionError("Error 111 connecting to 127.0.0.1. Connection refused.")
+        return srem(*args)
+
+    client.srem = flaky_srem  # type: ignore[method-assign]
+    a = Leases(client, prefix, 30.0, owner="worker-a")
+    with a.hold("job_1"):
+        assert a.was_running("worker-a", "job_1") is True
+    assert len(refused) == 2
+    assert a.was_running("worker-a", "job_1") is False
+    client.close()
 
 
 def test_a_new_run_records_the_worker_running_it(redis_client: redis.Redis, prefix: str) -> None:
