@@ -37,7 +37,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +111,31 @@ class ChaosOutcome:
         """Jobs taken over from a worker that was not killed while holding them."""
         held = {j for kill in self.kills for j in kill.jobs}
         return sorted(i for i, j in self.jobs.items() if j.lost_runs and i not in held)
+
+    def story(self, job_id: str, lines: int = 16) -> str:
+        """What the run knows of one job, for an assertion's message: its record (the workers
+        that ran it are named by pid in their owner tokens), the kills, and the last lines of
+        the workers' logs that name it."""
+        job = self.jobs[job_id]
+        said = [
+            f"{log.stem}: {line[:300]}"
+            for log in sorted(self.logs.glob("worker-*.log"))
+            for line in log.read_text(errors="replace").splitlines()
+            if job_id in line
+        ]
+        return "\n".join(
+            [
+                f"{job_id}: {job.status.value}, attempts {job.attempts}, lost_runs "
+                f"{job.lost_runs}, ran_on {job.ran_on}, lost_on {job.lost_on}",
+                *(f"  {e.at:%H:%M:%S.%f} {e.status.value} {e.detail}" for e in job.events),
+                *(
+                    f"  {datetime.fromtimestamp(k.at, UTC):%H:%M:%S.%f} kill of pid {k.pid} "
+                    f"holding {k.jobs}"
+                    for k in self.kills
+                ),
+                *(f"  {line}" for line in said[-lines:]),
+            ]
+        )
 
     def collateral_poisoned(self) -> list[str]:
         """Jobs other than the poisoned one quarantined without any random kill holding them:

@@ -55,7 +55,8 @@ def test_chaos_nothing_lost_nothing_stored_or_billed_twice(tmp_path: Path) -> No
     assert poisoned.error is not None and poisoned.error.code == "job_poisoned", where
     assert poisoned.lost_runs >= 2, where  # more when another job shared both of its deaths
     assert outcome.collateral_poisoned() == [], where
-    assert outcome.false_lease_losses() == [], where
+    false = outcome.false_lease_losses()
+    assert false == [], "\n".join([where, *(outcome.story(j) for j in false)])
     assert len(outcome.kills) >= 2 and outcome.redis_restarted_at is not None, where
     succeeded = {i for i, j in outcome.jobs.items() if j.status is JobStatus.SUCCEEDED}
     for job in outcome.jobs.values():
