@@ -664,7 +664,8 @@ def main() -> None:
         const="blur",
         default="",
         choices=sorted(WORSE),
-        help="spoil each photo first: " + "; ".join(f"{k}: {v}" for k, v in WORSE.items()),
+        help="spoil each photo first: "  # argparse formats help with %: "70%" must be "70%%"
+        + "; ".join(f"{k}: {v}" for k, v in WORSE.items()).replace("%", "%%"),
     )
     parser.add_argument(
         "--lose",
