@@ -12,7 +12,8 @@ the worker running it, expiring ``ttl_s`` after its last renewal), the due index
 (job id -> unix time by which the job must have moved on: ended, or its lease renewed; past it,
 the sweeper looks), ``{prefix}:sweeper`` (which worker sweeps now) and ``{prefix}:ran:{owner}``
 (the jobs a worker is running; a dead worker's set keeps the jobs that died with it, for
-``RAN_KEEP_S``, so a job lost twice can tell whether another job shared both deaths).
+``RAN_KEEP_S``, so a job found running tells a worker that died in its run from one that handed
+it back alive, and a job lost twice whether another job shared both deaths).
 
 Who writes ``due``: the job store when a job is created (``RedisJobStore(due_after_s=...)``, in
 the same script as the record, so no job exists without it); the heartbeat for every job its

@@ -9,8 +9,9 @@
 Redelivery *will* happen (late acknowledgement), so the task id is the job id and every step is a
 compare-and-set on the job's status. A delivery that finds the job queued takes it (``attempts``
 + 1); running, knows its worker died or stalled before acknowledging (its lease lapsed, or the
-visibility timeout passed) and runs it again as a new attempt -- a job that did that to
-:data:`POISON_AFTER` workers is quarantined, failed ``job_poisoned``, never handed on for ever;
+visibility timeout passed), or handed it back alive (a store was down) and the retry's message
+was lost, and runs it again as a new attempt -- a job whose workers died or stalled in its run
+:data:`POISON_AFTER` times is quarantined, failed ``job_poisoned``, never handed on for ever;
 succeeded or failed, does nothing: nothing is stored, billed
 or notified twice. The result is an upsert under a fixed key; only the delivery whose final
 compare-and-set wins queues the webhook.
