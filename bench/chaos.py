@@ -18,7 +18,8 @@ SIGKILL until the last job whose lease the killed worker held has ended: lease e
 the new attempt), model requests and 200 answers, duplicate 200 answers (answers beyond one per
 succeeded job: the calls lost with killed workers), the token budget used and its limit, the
 poisoned job's end, false lease losses (jobs taken over from a worker that was not killed: must
-be 0) and the load average during the run.
+be 0; each printed with the job's record, the kills and the workers' log lines naming it) and the
+load average during the run.
 """
 
 from __future__ import annotations
@@ -101,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         f"it); false lease losses: {figures['false_lease_losses']}; load average "
         f"{figures['load_average']} ({config.load} busy processes beside the run)"
     )
+    for job_id in outcome.false_lease_losses():  # what the run knows of each, to look into
+        print(outcome.story(job_id))
     print(f"logs: {outcome.logs}")
     return 0 if not outcome.unfinished else 1
 
