@@ -279,7 +279,14 @@ def test_a_death_shared_with_another_job_singles_neither_out_but_one_alone_does(
 class _DownAtTheEnd(RedisJobStore):
     """The job store of a run during a Redis restart: the final state change does not answer."""
 
-    def transition(self, job_id, expected, new, detail="", **changes):  # type: ignore[no-untyped-def]
+    def transition(
+        self,
+        job_id: str,
+        expected: frozenset[JobStatus],
+        new: JobStatus,
+        detail: str = "",
+        **changes: object,
+    ) -> Job | None:
         if new is JobStatus.SUCCEEDED:
             raise StoreUnavailable("Redis is unavailable: Connection refused")
         return super().transition(job_id, expected, new, detail, **changes)
