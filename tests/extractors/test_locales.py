@@ -86,6 +86,8 @@ NO_CUE = [
     ["DINE IN 12345"],  # a state's code and a ZIP code only after a city and its comma
     ["San Francisco CA 94110 ext"],  # the ZIP code ends a US address's line
     ["THANK YOU BTWXYZ"],  # a tax's name as a word of its own
+    ["TOTAL DUE (GST INC):"],  # "inclusive" after a tax word, not "Incorporated"
+    ["PRICE (VAT INC.)"],
 ]
 
 
@@ -94,6 +96,13 @@ def test_without_a_cue_nothing_is_settled(lines: list[str]) -> None:
     settled = settle_order(lines)
     assert settled.order is None
     assert settled.reason == ""
+
+
+def test_a_tax_inclusive_total_is_no_company_form_against_the_address() -> None:
+    lines = ["THE TOAST F&B SDN BHD", "81750 JOHOR BAHRU JOHOR", "TOTAL DUE (GST INC): 12.00"]
+    settled = settle_order(lines)
+    assert settled.order == "dmy"
+    assert "INC" not in settled.reason
 
 
 def test_cues_that_disagree_settle_nothing_and_say_which() -> None:

@@ -176,10 +176,22 @@ def _legal_forms() -> tuple[re.Pattern[str], dict[str, frozenset[str]]]:
     return pattern, {k: frozenset(v) for k, v in forms.items()}
 
 
+# a tax word right before "INC" makes it "inclusive", not "Incorporated": "TOTAL DUE (GST INC):",
+# "PRICE (VAT INC.)"
+_TAX_BEFORE = re.compile(r"(?i)\b(?:gst|vat|tax|sst|hst|pst|mwst|iva|tva|btw)[\s.]*$")
+
+
+def _legal_form_matches(text: str) -> Iterator[re.Match[str]]:
+    """The company forms ``text`` prints, less a form a tax word stands before."""
+    for m in _legal_forms()[0].finditer(text):
+        if not _TAX_BEFORE.search(text, 0, m.start()):
+            yield m
+
+
 def ends_in_legal_form(text: str) -> bool:
     """Whether ``text`` ends in a company's legal form ("… Sdn Bhd", "… GmbH", "… Pty Ltd.")."""
     text = text.rstrip()
-    return any(m.end() >= len(text) - 1 for m in _legal_forms()[0].finditer(text))
+    return any(m.end() >= len(text) - 1 for m in _legal_form_matches(text))
 
 
 @lru_cache(maxsize=1)
@@ -401,8 +413,8 @@ def _currency_cues(text: str) -> list[Cue]:
 
 def _line_cues(text: str) -> list[Cue]:
     out = _currency_cues(text)
-    pattern, forms = _legal_forms()
-    for m in pattern.finditer(text):
+    forms = _legal_forms()[1]
+    for m in _legal_form_matches(text):
         territories = forms.get(re.sub(r"[^a-z]", "", m.group().lower()), frozenset())
         if territories:
             where = ", ".join(sorted(_english_name(t) for t in territories)[:3])
