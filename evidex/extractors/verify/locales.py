@@ -367,10 +367,15 @@ _TAX_LABEL = re.compile(
     r"[:#]?\s*(?P<id>[A-Z]{2}\s?\d[\dA-Z .-]{6,18}[\dA-Z])"
 )
 # Malaysian GST ids: twelve digits after a GST label; python-stdnum has no module for them
-_MY_GST = re.compile(r"(?i)\bgst\s*(?:id|reg(?:istration)?|no)\.?\s*(?:no\.?)?\s*[:#]?\s*\d{12}\b")
-# Malaysian company numbers ("(789417-W)", "CO. NO. 123456-X"): no library knows the format
+# ("GST ID : 001661886464", "GST REF NO: …", "GST : …")
+_MY_GST = re.compile(
+    r"(?i)\bgst\s*(?:(?:id|ref|reg(?:istration)?|no)\.?\s*)*[:#]?\s*\d{12}\b(?![\d-])"
+)
+# Malaysian company numbers ("(789417-W)", "<484297-M>", "CO. NO. 123456-X"): no library knows
+# the format
 _MY_COMPANY = re.compile(
-    r"\(\d{5,7}-[A-Z]\)|\b(?:co\.?|company|roc)\s*(?:no|reg)\.?\s*:?\s*\d{5,7}-[A-Z]\b", re.I
+    r"[(<\[]\d{5,7}-[A-Z][)>\]]|\b(?:co\.?|company|roc)\s*(?:no|reg)\.?\s*:?\s*\d{5,7}-[A-Z]\b",
+    re.I,
 )
 
 
