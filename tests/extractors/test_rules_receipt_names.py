@@ -294,16 +294,32 @@ def test_a_name_off_the_centre_its_header_shares_goes_to_review() -> None:
     review(company, "the name on line 1 stands off it", "a word at its left")
 
 
-def test_a_name_on_its_headers_centre_or_over_a_flush_left_header_stands() -> None:
-    """A longer name centred on the same axis is whole; under a header set flush left (each
-    line a different length from the same left edge) there is no axis to judge by."""
+def _flush_left(document: ParsedDocument) -> ParsedDocument:
+    """The header under the name set flush left: each line a different length from the same
+    left edge."""
+    for line, dx1 in ((3, 80.0), (4, 30.0), (5, 150.0)):
+        document = _shifted(document, line, 0.0, dx1)
+    return document
+
+
+def test_a_name_on_its_headers_centre_or_centred_over_a_flush_left_header_stands() -> None:
+    """A longer name centred on the same axis is whole, as is a name centred over a header set
+    flush left (the block's lines run from 20 to 270: its middle is 145)."""
     centred = _shifted(receipt(CENTRED), 1, -10.0, 10.0)
     assert read(centred).fields["company"].status is Status.VERIFIED
-    flush = receipt(CENTRED)
-    for line, dx1 in ((3, 80.0), (4, 30.0), (5, 150.0)):
-        flush = _shifted(flush, line, 0.0, dx1)
-    company = read(_shifted(flush, 1, 40.0, 60.0)).fields["company"]
+    company = read(_shifted(_flush_left(receipt(CENTRED)), 1, 80.0, 60.0)).fields["company"]
     assert company.status is Status.VERIFIED, company.reasons
+
+
+def test_a_name_that_starts_right_of_a_flush_left_headers_edge_goes_to_review() -> None:
+    """ "SOON" of "SOON HUAT MACHINERY ENTERPRISE" lost under a blot, in a header set flush
+    left: what is left starts three letters right of the edge the lines under it share, and
+    is not centred over them; the same name on the edge is whole."""
+    company = read(_shifted(_flush_left(receipt(CENTRED)), 1, 40.0, 60.0)).fields["company"]
+    assert company.value == "HUAT MACHINERY ENTERPRISE"
+    review(company, "the name on line 1 starts right of it", "a word at its left")
+    on_edge = read(_flush_left(receipt(CENTRED))).fields["company"]
+    assert on_edge.status is Status.VERIFIED, on_edge.reasons
 
 
 # -- a name written in lower case ---------------------------------------------------------------

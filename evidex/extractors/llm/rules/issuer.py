@@ -19,18 +19,19 @@ line printed after it ("RM RM" over the items) is no name either; an address rea
 line, or after a title, is in doubt, since the merchant's own address lines may be the ones lost. A
 till centres its header: a name read by OCR whose centre stands off the one the rows under it share
 has lost a word on one side (one the engine did not read, or a photo cut off), and is in doubt, as
-is a name a piece of whose row OCR read apart from it. A line right over the name in the same size
-of type, with no company form, may be a brand or a branch ("AMPANG 210") or the name's first line
-("WESTERN EASTERN" / "STATIONERY SDN BHD"): the name is then in doubt too. So is a name under
+is a name that starts right of the left edge a flush-left header shares without being centred over
+it, and a name a piece of whose row OCR read apart from it. A line right over the name in the same
+size of type, with no company form, may be a brand or a branch ("AMPANG 210") or the name's first
+line ("WESTERN EASTERN" / "STATIONERY SDN BHD"): the name is then in doubt too. So is a name under
 what a lost name stands over: an address's line, or a company number with no name over it
-("(1074617K)" / "IKEA Cheras"), unless the name carries a company form of its own. A label
-("PREPAY CHIT NUMBER") and pieces of a logo with no word of three letters ("GS T") are no name,
-and a name beside such pieces ("t 1e" over "Roti") may be one word of the logo: in doubt. A slip
-that says who owns the shop ("OWNED BY" / "DOMMAL FOOD SERVICES SDN BHD") names two merchants,
-the brand and the company: the one the rules take is in doubt (:func:`owner_named`), as is a
-name over a branch in brackets ("(JALAN KLANG LAMA)"), which may be part of it, a name that
-opens with a word in lower case before capitals ("egi Cash & Carry", "a ng Alaf"): its first
-letters lost, and one that opens with "&" ("& BEST RESTAURANT"): the word it joined lost.
+("(1074617K)" / "IKEA Cheras"), unless the name carries a company form of its own. A label ("PREPAY
+CHIT NUMBER") and pieces of a logo with no word of three letters ("GS T") are no name, and a name
+beside such pieces ("t 1e" over "Roti") may be one word of the logo: in doubt. A slip that says who
+owns the shop ("OWNED BY" / "DOMMAL FOOD SERVICES SDN BHD") names two merchants, the brand and the
+company: the one the rules take is in doubt (:func:`owner_named`), as is a name over a branch in
+brackets ("(JALAN KLANG LAMA)"), which may be part of it, a name that opens with a word in lower
+case before capitals ("egi Cash & Carry", "a ng Alaf"): its first letters lost, and one that opens
+with "&" ("& BEST RESTAURANT"): the word it joined lost.
 
 A name too long for the paper runs over two lines, its company form on the lower one
 ("POPULAR BOOK" / "CO. (M) SDN BHD"): a line that is only a company form (with where the
@@ -652,13 +653,21 @@ def _off_axis(rows: list[_Row], lines: list[Line], first: int, last: int) -> str
     header, and where the rows under the name share one centre (within :data:`_CENTRED` line
     heights) a name row read by OCR whose centre lies more than :data:`_OFF_AXIS` of its line
     height off it is missing print on one side (a word the engine did not read, a photo that
-    cut it off). A text layer's line is whole, and a header set flush left has no axis."""
+    cut it off). A header set flush left is read the same way by its left edge: a name row
+    that starts right of the edge the rows under it share, and is not centred over them,
+    lost its first word ("SOON FATT S/B" of "Y… SOON FATT S/B", a blot over the rest). A text
+    layer's line is whole."""
     below = rows[last + 1 : last + 7]
     if len(below) < 3:
         return ""
-    centres = sorted(sum(_extent(lines, r)[:2]) / 2 for r in below)
+    extents = [_extent(lines, r) for r in below]
+    centres = sorted((x0 + x1) / 2 for x0, x1, _ in extents)
     axis = centres[len(centres) // 2]
     stray = sorted(abs(c - axis) for c in centres)[len(centres) // 2]
+    lefts = sorted(x0 for x0, _, _ in extents)
+    edge = lefts[len(lefts) // 2]
+    ragged = sorted(abs(x - edge) for x in lefts)[len(lefts) // 2]
+    middle = (min(lefts) + max(x1 for _, x1, _ in extents)) / 2
     for row in rows[first : last + 1]:
         x0, x1, height = _extent(lines, row)
         if not lines[row.first].read_by_ocr or not height:
@@ -669,6 +678,12 @@ def _off_axis(rows: list[_Row], lines: list[Line], first: int, last: int) -> str
             return (
                 f"the lines under the name share one centre, and the name on line {row.no} "
                 f"stands off it: a word at its {side} may not have been read"
+            )
+        flush = ragged <= _CENTRED * height
+        if flush and x0 - edge > _OFF_AXIS * height and abs((x0 + x1) / 2 - middle) > height:
+            return (
+                f"the lines under the name start at one left edge, and the name on line {row.no} "
+                "starts right of it: a word at its left may not have been read"
             )
     return ""
 
@@ -985,8 +1000,8 @@ def read_issuer(
     name_doubt = (
         name_doubt
         or _lost_above(rows, first)
-        or _off_axis(rows, page, first, last)
         or _apart(rows, cells, first, last)
+        or _off_axis(rows, page, first, last)
         or _among_pieces(rows, first, last)
         or _bracket_below(rows, last)
         or _lost_start(rows, first, last)
