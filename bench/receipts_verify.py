@@ -383,11 +383,12 @@ def rules_f1(
     out: dict[str, Any],
     printed_texts: list[str] | None = None,
 ) -> None:
-    """F1 by SROIE's exact match; a value marked verified is *wrong* when it differs from the
-    key beyond spacing and punctuation (dates: in meaning), counted apart where the key is not
-    what the transcript (``printed_texts``, else ``doc``'s own lines) prints (an annotator's
-    correction no reader of the print can make). ``strict`` counts every verified value that
-    is not the key exactly."""
+    """F1 by SROIE's exact match (and apart, how many answers are the key but for its case); a
+    value marked verified is *wrong* when it differs from the key beyond spacing and
+    punctuation (dates: in meaning), counted apart where the key is not what the transcript
+    (``printed_texts``, else ``doc``'s own lines) prints (an annotator's correction no
+    reader of the print can make). ``strict`` counts every verified value that is not the
+    key exactly."""
     try:  # as ``evidex extract`` runs it: the pre-call gate included
         result = extract_parsed(doc, schema, llm=RulesBackend())
     except InputError as exc:
@@ -404,6 +405,7 @@ def rules_f1(
         out["answered"][key] += answered
         out["gold"][key] += bool(gold)
         out["right"][key] += right
+        out["right_but_case"] += bool(answered and not right and str(value).upper() == gold)
         out["right_verified"] += right and got.status.value == "verified"
         if answered and not right and got.status.value == "verified":
             out["strict"] += 1
@@ -529,6 +531,7 @@ def run(
         "answered": dict.fromkeys(KEYS, 0),
         "gold": dict.fromkeys(KEYS, 0),
         "right": dict.fromkeys(KEYS, 0),
+        "right_but_case": 0,
         "wrong_verified": 0,
         "wrong_unprinted": 0,
         "strict": 0,
@@ -593,6 +596,12 @@ def run(
         f"    all      F1 {total:5.1f}  wrong values verified {rules['wrong_verified']} "
         f"in {count} receipts (+{rules['wrong_unprinted']} where the key is not what the "
         f"transcript prints); strict (any difference) {rules['strict']}"
+    )
+    cased = sum(rules["right"].values()) + rules["right_but_case"]
+    uncased = _f1(cased, sum(rules["answered"].values()), sum(rules["gold"].values()))
+    print(
+        f"    all      F1 {uncased:5.1f} with case aside: {rules['right_but_case']} answers are "
+        "the key but for case (SROIE's keys are written in capitals, whatever the print)"
     )
     if rules["refused"]:
         print(f"    refused by the gate (every key missed): {', '.join(rules['refused'])}")
