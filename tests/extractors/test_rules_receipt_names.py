@@ -412,6 +412,24 @@ def test_a_side_the_photo_cuts_the_print_at_takes_lines_nearly_a_letter_in(
     assert with_edges(replace(document, lines=lines))["edge"].tolist()[1] == edge
 
 
+def test_a_scan_cropped_tight_to_the_print_leaves_its_lines_whole() -> None:
+    """Four lines 5 pixels in, 14 high: near the side, none touching it (a cut through the
+    print leaves a line at the edge itself), so the side is the print's margin. One line at
+    the edge makes it a cut again, for every line near it; one line sticking out past the
+    margin (a header wider than the body) is judged as at a cut."""
+    rows = [["HAKKA INTERNATIONAL SDN BHD"], ["(867388-U)"], *ADDRESS, *TAIL]
+    tight = receipt(rows, left=5.0)
+    edges = with_edges(tight)["edge"].tolist()
+    assert edges[:4] == ["", "", "", ""]
+    assert read(tight).fields["company"].status is Status.VERIFIED
+    lines = tight.lines.copy()
+    lines.loc[0, "x0"] = 1.0
+    assert with_edges(replace(tight, lines=lines))["edge"].tolist()[:4] == ["left"] * 4
+    lines.loc[1:, "x0"] = lines.loc[1:, "x0"] + 3.0
+    lines.loc[0, "x0"] = 4.0  # the margin 8 pixels in, the name 4: it sticks out past it
+    assert with_edges(replace(tight, lines=lines))["edge"].tolist()[:4] == ["left", "", "", ""]
+
+
 # -- ids printed with the name, and lines that only look like ids -------------------------------
 
 
