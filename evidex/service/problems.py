@@ -80,7 +80,7 @@ PROBLEMS: dict[str, Kind] = {
     "document_empty": Kind(422, "The document is empty"),
     "document_mismatch": Kind(422, "The document does not answer the schema"),
     "document_invalid": Kind(422, "The document cannot be read"),
-    "pdf_corrupt": Kind(422, "The PDF is damaged"),
+    "pdf_corrupt": Kind(422, "The document is damaged"),
     "pdf_encrypted": Kind(422, "The PDF is password-protected"),
     "pdf_no_pages": Kind(422, "The PDF has no pages"),
     "no_text_layer": Kind(422, "The PDF has no text layer"),

@@ -59,3 +59,17 @@ def test_an_unknown_ocr_engine_is_an_invalid_option(api: Harness) -> None:
     form = {"schema": "invoice", "options": '{"ocr": "easyocr"}'}
     body = problem(api.submit(photo("WEBP"), filename="a.webp", form=form), 422, "options_invalid")
     assert "options: ocr:" in body["detail"]
+
+
+def test_a_jpeg_cut_short_in_transfer_is_refused_as_damaged_before_a_job_exists(
+    api: Harness,
+) -> None:
+    whole = io.BytesIO()
+    Image.effect_noise((400, 300), 60).convert("RGB").save(whole, format="JPEG")
+    cut = whole.getvalue()[: len(whole.getvalue()) // 2]
+    body = problem(api.submit(cut, filename="receipt.jpg"), 422, "pdf_corrupt")
+    assert "receipt.jpg: the JPEG image is damaged or truncated" in body["detail"]
+    assert "export or scan it again" in body["detail"]
+    assert api.enqueued == []
+    r = api.submit(whole.getvalue(), filename="receipt.jpg")
+    assert r.status_code == 202, r.text
