@@ -212,20 +212,21 @@ def with_edges(document: ParsedDocument) -> pd.DataFrame:
     read = [box for box in boxes if box is not None]
     sides = [(box, side) for box in read for side in _SIDES]
     touch = Counter((box.page, side) for box, side in sides if box.near(side, CUT_LETTER))
-    near = Counter((box.page, side) for box, side in sides if box.near(side, CUT_PAGE))
+    near: dict[tuple[int, str], list[float]] = {}  # the gaps of the lines near each side
+    for box, side in sides:
+        if box.near(side, CUT_PAGE):
+            near.setdefault((box.page, side), []).append(box.gap(side))
     cut = {(box.page, side) for box, side in sides if box.touches(side)}
-    clear = {key for key, count in near.items() if count >= CLEAR_LINES and key not in cut}
-    margin = {  # the gap the lines near a clear side share (their median)
-        (page, side): float(
-            np.median([b.gap(side) for b in read if b.page == page and b.near(side, CUT_PAGE)])
-        )
-        for page, side in clear
+    margin = {  # a clear side: the gap its near lines share (their median)
+        key: float(np.median(gaps))
+        for key, gaps in near.items()
+        if len(gaps) >= CLEAR_LINES and key not in cut
     }
 
     def edge_of(box: _Box) -> str:
         for side in _SIDES:
             key = (box.page, side)
-            if key in clear and box.gap(side) >= margin[key] - CLEAR * box.height:
+            if key in margin and box.gap(side) >= margin[key] - CLEAR * box.height:
                 continue  # within the print's margin; a line that sticks out past it may be cut
             if box.near(side, CUT_PAGE if touch[(box.page, side)] >= 2 else CUT_LETTER):
                 return side
