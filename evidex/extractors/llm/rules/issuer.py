@@ -661,13 +661,9 @@ def _off_axis(rows: list[_Row], lines: list[Line], first: int, last: int) -> str
     if len(below) < 3:
         return ""
     extents = [_extent(lines, r) for r in below]
-    centres = sorted((x0 + x1) / 2 for x0, x1, _ in extents)
-    axis = centres[len(centres) // 2]
-    stray = sorted(abs(c - axis) for c in centres)[len(centres) // 2]
-    lefts = sorted(x0 for x0, _, _ in extents)
-    edge = lefts[len(lefts) // 2]
-    ragged = sorted(abs(x - edge) for x in lefts)[len(lefts) // 2]
-    middle = (min(lefts) + max(x1 for _, x1, _ in extents)) / 2
+    axis, stray = _shared([(x0 + x1) / 2 for x0, x1, _ in extents])
+    edge, ragged = _shared([x0 for x0, _, _ in extents])
+    middle = (min(x0 for x0, _, _ in extents) + max(x1 for _, x1, _ in extents)) / 2
     for row in rows[first : last + 1]:
         x0, x1, height = _extent(lines, row)
         if not lines[row.first].read_by_ocr or not height:
@@ -686,6 +682,13 @@ def _off_axis(rows: list[_Row], lines: list[Line], first: int, last: int) -> str
                 "starts right of it: a word at its left may not have been read"
             )
     return ""
+
+
+def _shared(values: list[float]) -> tuple[float, float]:
+    """The value ``values`` share (their middle one) and how far they typically stray from it
+    (the middle of their distances to it)."""
+    middle = sorted(values)[len(values) // 2]
+    return middle, sorted(abs(v - middle) for v in values)[len(values) // 2]
 
 
 def _apart(rows: list[_Row], cells: dict[int, list[Line]], first: int, last: int) -> str:
